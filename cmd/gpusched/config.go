@@ -1,0 +1,175 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Config is everything `gpusched` reads from its flags and environment,
+// read once at start. A flag wins over its variable, which wins over the
+// default. A secret may also come from VAR_FILE (the file's content, trimmed).
+type Config struct {
+	// DatabaseURL is PostgreSQL's connection string (DATABASE_URL or
+	// GPUSCHED_DATABASE_URL, secret). Empty: the embedded server under DataDir.
+	DatabaseURL string
+	// DataDir holds local state in development: the embedded PostgreSQL
+	// (DataDir/postgres) and the dev session key (GPUSCHED_DATA_DIR, default ".data").
+	DataDir string
+	// Listen is the HTTP listen address (--listen, GPUSCHED_LISTEN, default 127.0.0.1:8080).
+	Listen string
+	// BaseURL is the address people and agents reach the server at
+	// (GPUSCHED_BASE_URL, default http://LISTEN). https turns on Secure cookies and HSTS.
+	BaseURL string
+	// Dev turns on development mode (--dev, GPUSCHED_DEV): the embedded
+	// database, simulated nodes and the loopback-only dev sign-in.
+	Dev bool
+	// SessionKeys seal browser session cookies (GPUSCHED_SESSION_KEY, secret,
+	// comma-separated; the first seals, all open, for rotation). Required
+	// outside dev; in dev a key is generated and kept in DataDir.
+	SessionKeys []string
+	// SessionLifetime is how long a browser session lasts (GPUSCHED_SESSION_LIFETIME, default 168h).
+	SessionLifetime time.Duration
+	// Admins are emails made admin when they first sign in (GPUSCHED_ADMINS, comma-separated).
+	Admins []string
+	// LogLevel is debug, info, warn or error (GPUSCHED_LOG_LEVEL, default info).
+	LogLevel string
+	// LogFormat is json, text or auto: text on a terminal, else JSON (GPUSCHED_LOG_FORMAT).
+	LogFormat string
+	// HeartbeatInterval is how often node agents are told to report (GPUSCHED_HEARTBEAT_INTERVAL, default 5s; 2s in dev).
+	HeartbeatInterval time.Duration
+	// NodeDownAfter marks a node down after this long without a heartbeat (GPUSCHED_NODE_DOWN_AFTER, default 30s).
+	NodeDownAfter time.Duration
+	// SimNodes is the simulated cluster `serve --dev` runs in process
+	// (--sim-nodes, GPUSCHED_SIM_NODES, default "2x8:H100-80GB"; "none" for none).
+	SimNodes string
+	// DBMaxConns caps the connection pool (GPUSCHED_DB_MAX_CONNS, default 20).
+	DBMaxConns int
+	// ShutdownTimeout bounds a graceful stop (GPUSCHED_SHUTDOWN_TIMEOUT, default 20s).
+	ShutdownTimeout time.Duration
+}
+
+// bindServeFlags declares the flags of `serve` whose values override the environment.
+func bindServeFlags(fs *pflag.FlagSet) {
+	fs.Bool("dev", false, "development mode: embedded PostgreSQL, simulated nodes, loopback dev sign-in (env GPUSCHED_DEV)")
+	fs.String("listen", "", "listen address (env GPUSCHED_LISTEN, default 127.0.0.1:8080)")
+	fs.String("sim-nodes", "", `simulated cluster in --dev, e.g. "2x8:H100-80GB", or "none" (env GPUSCHED_SIM_NODES)`)
+}
+
+// loadConfig reads the environment (through getenv) and the flags that were set.
+func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
+	var errs []string
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	str := func(flag string, def string, vars ...string) string {
+		if fs != nil {
+			if f := fs.Lookup(flag); f != nil && f.Changed {
+				return f.Value.String()
+			}
+		}
+		for _, v := range vars {
+			if val, err := secretOrValue(v, getenv); err != nil {
+				fail("%v", err)
+			} else if val != "" {
+				return val
+			}
+		}
+		return def
+	}
+	dur := func(name string, def time.Duration) time.Duration {
+		s := getenv(name)
+		if s == "" {
+			return def
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			fail("%s=%q is not a positive duration like 30s or 5m", name, s)
+			return def
+		}
+		return d
+	}
+	c := Config{
+		DatabaseURL:       str("", "", "DATABASE_URL", "GPUSCHED_DATABASE_URL"),
+		DataDir:           str("", ".data", "GPUSCHED_DATA_DIR"),
+		Listen:            str("listen", "127.0.0.1:8080", "GPUSCHED_LISTEN"),
+		BaseURL:           str("", "", "GPUSCHED_BASE_URL"),
+		SessionKeys:       splitList(str("", "", "GPUSCHED_SESSION_KEY")),
+		SessionLifetime:   dur("GPUSCHED_SESSION_LIFETIME", 7*24*time.Hour),
+		Admins:            splitList(strings.ToLower(str("", "", "GPUSCHED_ADMINS"))),
+		LogLevel:          str("", "info", "GPUSCHED_LOG_LEVEL"),
+		LogFormat:         str("", "auto", "GPUSCHED_LOG_FORMAT"),
+		HeartbeatInterval: dur("GPUSCHED_HEARTBEAT_INTERVAL", 5*time.Second),
+		NodeDownAfter:     dur("GPUSCHED_NODE_DOWN_AFTER", 30*time.Second),
+		SimNodes:          str("sim-nodes", "2x8:H100-80GB", "GPUSCHED_SIM_NODES"),
+		ShutdownTimeout:   dur("GPUSCHED_SHUTDOWN_TIMEOUT", 20*time.Second),
+	}
+	devStr := str("dev", "false", "GPUSCHED_DEV")
+	dev, err := strconv.ParseBool(devStr)
+	if err != nil {
+		fail("GPUSCHED_DEV=%q is not true or false", devStr)
+	}
+	c.Dev = dev
+	if dev && getenv("GPUSCHED_HEARTBEAT_INTERVAL") == "" {
+		c.HeartbeatInterval = 2 * time.Second // a livelier simulated cluster
+	}
+	maxConns := str("", "20", "GPUSCHED_DB_MAX_CONNS")
+	if c.DBMaxConns, err = strconv.Atoi(maxConns); err != nil || c.DBMaxConns < 2 {
+		fail("GPUSCHED_DB_MAX_CONNS=%q must be a number ≥ 2", maxConns)
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = "http://" + c.Listen
+	}
+	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		fail("GPUSCHED_BASE_URL=%q must be an http(s) URL", c.BaseURL)
+	}
+	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		fail("GPUSCHED_LOG_LEVEL=%q must be debug, info, warn or error", c.LogLevel)
+	}
+	switch c.LogFormat {
+	case "auto", "json", "text":
+	default:
+		fail("GPUSCHED_LOG_FORMAT=%q must be auto, json or text", c.LogFormat)
+	}
+	if abs, err := filepath.Abs(c.DataDir); err == nil {
+		c.DataDir = abs
+	}
+	if len(errs) > 0 {
+		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
+	}
+	return c, nil
+}
+
+// secretOrValue returns VAR, or the trimmed content of the file named by
+// VAR_FILE; setting both is an error.
+func secretOrValue(name string, getenv func(string) string) (string, error) {
+	val, file := getenv(name), getenv(name+"_FILE")
+	if file == "" {
+		return val, nil
+	}
+	if val != "" {
+		return "", fmt.Errorf("set %s or %s_FILE, not both", name, name)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("%s_FILE: %w", name, err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for p := range strings.SplitSeq(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
+	"github.com/gpuscheduler/gpuscheduler/internal/node"
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+const simTokenName = "dev simulated node"
+
+// startSimNodes runs the simulated cluster of `serve --dev` in process. Each
+// simulated node is a real node agent with a fake GPU provider, talking to
+// this server over HTTP with its own node token, exactly as a remote host
+// would. Tokens from earlier runs are revoked.
+func startSimNodes(ctx context.Context, db *models.DB, specText, baseURL string, logger *slog.Logger) (stop func(), err error) {
+	spec, err := gpu.ParseFakeSpec(specText)
+	if err != nil {
+		return nil, err
+	}
+	tokens := make([]string, spec.Nodes)
+	names := make([]string, spec.Nodes)
+	err = db.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+		for i := range spec.Nodes {
+			names[i] = fmt.Sprintf("sim-node-%d", i+1)
+			n, err := models.EnsureNode(ctx, tx, names[i])
+			if err != nil {
+				return err
+			}
+			old, err := models.ListTokens(ctx, tx, models.TokenFilter{NodeID: &n.ID})
+			if err != nil {
+				return err
+			}
+			for _, t := range old {
+				if t.Name == simTokenName {
+					if _, err := models.RevokeToken(ctx, tx, t.Prefix, nil, time.Now()); err != nil {
+						return err
+					}
+				}
+			}
+			if tokens[i], _, err = models.CreateNodeToken(ctx, tx, n.ID, simTokenName); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("simulated nodes: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for i := range spec.Nodes {
+		agent := &node.Agent{
+			Client:   apiclient.New(baseURL, tokens[i]),
+			GPUs:     gpu.NewFake(names[i], spec),
+			Hostname: names[i] + ".sim",
+			Version:  version + "-sim",
+			Logger:   logger.With("sim_node", names[i]),
+			Interval: 2 * time.Second,
+		}
+		wg.Go(func() {
+			if err := agent.Run(ctx); err != nil {
+				logger.Error("simulated node stopped", "node", names[i], "err", err)
+			}
+		})
+	}
+	logger.Info("simulated nodes started", "nodes", spec.Nodes, "gpus_per_node", spec.GPUsPerNode, "model", spec.Model)
+	return func() { cancel(); wg.Wait() }, nil
+}

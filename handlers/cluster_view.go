@@ -1,0 +1,89 @@
+package handlers
+
+import (
+	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
+	"github.com/gpuscheduler/gpuscheduler/views"
+)
+
+// gpuState names what a GPU is doing, for tiles and the API: unavailable
+// (node down, GPU failed or drained), allocated, foreign (processes the
+// scheduler did not start), or free.
+func gpuState(n *models.Node, g *models.GPUStatus) string {
+	switch {
+	case n.Status != models.NodeUp || g.Health == models.HealthFailed || g.Drained || n.Drained:
+		return "unavailable"
+	case g.JobID != nil:
+		return "allocated"
+	case len(g.Processes) > 0:
+		return "foreign"
+	}
+	return "free"
+}
+
+func holderOf(g *models.GPUStatus) string {
+	switch {
+	case g.HolderName != nil && *g.HolderName != "":
+		return *g.HolderName
+	case g.HolderEmail != nil:
+		return *g.HolderEmail
+	case len(g.Processes) > 0:
+		return g.Processes[0].User
+	}
+	return ""
+}
+
+// clusterView turns the cluster's rows into the overview page's model.
+func clusterView(nodes []models.NodeStatus, now time.Time) views.Cluster {
+	c := views.Cluster{UpdatedAt: now, Nodes: make([]views.Node, 0, len(nodes))}
+	var utilSum int
+	for i := range nodes {
+		n := &nodes[i]
+		vn := views.Node{ID: n.ID, Name: n.Name, Hostname: n.Hostname, Status: n.Status, GPUs: make([]views.GPU, 0, len(n.GPUs))}
+		if n.Drained && n.Status == models.NodeUp {
+			vn.Status = "draining"
+		}
+		if n.LastHeartbeatAt != nil {
+			vn.LastSeen = *n.LastHeartbeatAt
+		}
+		c.Totals.Nodes++
+		if n.Status == models.NodeUp {
+			c.Totals.NodesUp++
+		}
+		for j := range n.GPUs {
+			g := &n.GPUs[j]
+			state := gpuState(&n.Node, g)
+			vg := views.GPU{
+				Index: g.Index, UUID: g.UUID, Model: g.Model,
+				MemoryUsedMiB: g.MemoryUsedMiB, MemoryTotalMiB: g.MemoryMiB,
+				UtilizationPct: g.UtilizationPct, TemperatureC: g.TemperatureC, PowerW: g.PowerW,
+				Health: g.Health, State: state, Holder: holderOf(g),
+			}
+			if g.JobID != nil {
+				vg.JobID = *g.JobID
+			}
+			if g.JobName != nil {
+				vg.JobName = *g.JobName
+			}
+			vn.GPUs = append(vn.GPUs, vg)
+			c.Totals.GPUs++
+			switch state {
+			case "free":
+				c.Totals.Free++
+			case "allocated":
+				c.Totals.Allocated++
+			default:
+				c.Totals.Unavailable++
+			}
+			c.Totals.MemoryUsedMiB += g.MemoryUsedMiB
+			c.Totals.MemoryTotalMiB += g.MemoryMiB
+			utilSum += g.UtilizationPct
+		}
+		c.Nodes = append(c.Nodes, vn)
+	}
+	if c.Totals.GPUs > 0 {
+		c.Totals.AvgUtilizationPct = float64(utilSum) / float64(c.Totals.GPUs)
+	}
+	return c
+}

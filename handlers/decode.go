@@ -1,0 +1,68 @@
+package handlers
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// maxJSONBody caps request bodies of the JSON API.
+const maxJSONBody = 1 << 20
+
+// decodeJSON reads one JSON object from the request body into v, strictly:
+// the content type must be JSON, unknown fields and trailing data are
+// refused, and every failure is a 400 (or 413/415) that says what is wrong.
+func decodeJSON(c echo.Context, v any) error {
+	r := c.Request()
+	if ct := r.Header.Get(echo.HeaderContentType); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != echo.MIMEApplicationJSON && !strings.HasSuffix(mt, "+json")) {
+			return Errorf(http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as application/json, not %q", ct)
+		}
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(c.Response(), r.Body, maxJSONBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
+		return Errorf(http.StatusBadRequest, "invalid_json", "the body must hold exactly one JSON object")
+	}
+	return nil
+}
+
+func jsonError(err error) error {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.Is(err, io.EOF):
+		return Errorf(http.StatusBadRequest, "invalid_json", "the request body is empty: send a JSON object")
+	case errors.As(err, &syntax):
+		return Errorf(http.StatusBadRequest, "invalid_json", "malformed JSON at byte %d: %v", syntax.Offset, err)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return Errorf(http.StatusBadRequest, "invalid_json", "malformed JSON: the body ends too early")
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			return Errorf(http.StatusBadRequest, "invalid_json", "the body must be a JSON object, not %s", typ.Value)
+		}
+		return Errorf(http.StatusBadRequest, "invalid_field", "field %q must be %s, not %s", field, typ.Type, typ.Value)
+	case errors.As(err, &tooBig):
+		return Errorf(http.StatusRequestEntityTooLarge, "body_too_large", "the request body is larger than %d bytes", tooBig.Limit)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return Errorf(http.StatusBadRequest, "unknown_field", "unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
+	}
+	return Errorf(http.StatusBadRequest, "invalid_json", "malformed JSON: %v", err)
+}
+
+// invalid returns a 400 for a value that decoded but is not acceptable.
+func invalid(field, format string, args ...any) error {
+	return Errorf(http.StatusBadRequest, "invalid_field", "%s: %s", field, fmt.Sprintf(format, args...))
+}

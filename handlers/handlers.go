@@ -1,0 +1,67 @@
+// Package handlers holds GPUScheduler's HTTP handlers, pages and JSON API
+// alike: each parses and validates its input, calls models (and jobs), and
+// renders a templ view or JSON. One handler per file.
+package handlers
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
+	"github.com/gpuscheduler/gpuscheduler/views"
+)
+
+// Config is what handlers need to know of the server's configuration.
+type Config struct {
+	Version           string
+	Dev               bool          // serve --dev
+	DevLogin          bool          // the loopback dev sign-in is on
+	Admins            []string      // emails that become admins on first sign-in
+	HeartbeatInterval time.Duration // told to node agents
+}
+
+// Sessions signs browser users in and out (implemented by web).
+type Sessions interface {
+	Login(c echo.Context, userID int64) error
+	Logout(c echo.Context)
+}
+
+// Migrations reports the schema's state for /readyz.
+type Migrations interface {
+	Status(ctx context.Context) (applied int, riverCurrent bool, err error)
+}
+
+// Handlers carries the dependencies every handler shares. Time comes from
+// Now so tests can set the clock.
+type Handlers struct {
+	DB         *models.DB
+	Logger     *slog.Logger
+	Now        func() time.Time
+	Config     Config
+	Sessions   Sessions
+	Migrations Migrations
+	Asset      func(name string) string
+}
+
+// render writes a templ component as an HTML response.
+func render(c echo.Context, status int, comp templ.Component) error {
+	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+	c.Response().WriteHeader(status)
+	return comp.Render(c.Request().Context(), c.Response())
+}
+
+// Page builds the view model every full page starts from.
+func (h *Handlers) Page(c echo.Context, title, nav string) views.Page {
+	p := views.Page{Title: title, Nav: nav, Assets: h.Asset, DevMode: h.Config.Dev}
+	if tok, ok := c.Get("csrf").(string); ok {
+		p.CSRF = tok
+	}
+	if pr := PrincipalOf(c); pr != nil && pr.User != nil {
+		p.User = &views.User{ID: pr.User.ID, Email: pr.User.Email, Name: pr.User.DisplayName(), Role: pr.User.Role}
+	}
+	return p
+}

@@ -1,0 +1,91 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// NodeHeartbeat handles POST /api/v1/nodes/{id}/heartbeat: the node is alive
+// and here is each GPU's telemetry. A node token may only beat for its own
+// node.
+func (h *Handlers) NodeHeartbeat(c echo.Context) error {
+	node := PrincipalOf(c).Node
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		return Errorf(http.StatusBadRequest, "invalid_path", "node id %q is not a number", c.Param("id"))
+	}
+	if id != node.ID {
+		return Errorf(http.StatusForbidden, "forbidden", "this token belongs to node %s (id %d), not node %d", node.Name, node.ID, id)
+	}
+	var req apiclient.HeartbeatRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	samples, err := validateSamples(req)
+	if err != nil {
+		return err
+	}
+	var unknown []string
+	err = h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
+		cameBack, unk, err := models.RecordHeartbeat(ctx, tx, node.ID, samples, h.Now())
+		if err != nil {
+			return err
+		}
+		unknown = unk
+		if cameBack {
+			if err := models.Notify(ctx, tx, models.ChannelNodes, fmt.Sprint(node.ID)); err != nil {
+				return err
+			}
+		}
+		return models.Notify(ctx, tx, models.ChannelGPUs, fmt.Sprintf("node:%d", node.ID))
+	})
+	if err != nil {
+		return fmt.Errorf("handlers: heartbeat of node %s: %w", node.Name, err)
+	}
+	return c.JSON(http.StatusOK, apiclient.HeartbeatResponse{Reregister: len(unknown) > 0 || node.Status == models.NodeNew})
+}
+
+func validateSamples(req apiclient.HeartbeatRequest) ([]models.GPUTelemetry, error) {
+	if len(req.GPUs) > maxGPUsPerNode {
+		return nil, invalid("gpus", "at most %d GPUs per node", maxGPUsPerNode)
+	}
+	out := make([]models.GPUTelemetry, 0, len(req.GPUs))
+	for i, s := range req.GPUs {
+		field := fmt.Sprintf("gpus[%d]", i)
+		health := s.Health
+		if health == "" {
+			health = models.HealthOK
+		}
+		switch {
+		case s.UUID == "":
+			return nil, invalid(field+".uuid", "required")
+		case s.UtilizationPct < 0 || s.UtilizationPct > 100:
+			return nil, invalid(field+".utilization_pct", "must be 0–100, got %d", s.UtilizationPct)
+		case s.MemoryUsedMiB < 0:
+			return nil, invalid(field+".memory_used_mib", "must not be negative")
+		case s.PowerW < 0 || s.PowerLimitW < 0:
+			return nil, invalid(field+".power_w", "must not be negative")
+		case health != models.HealthOK && health != models.HealthDegraded && health != models.HealthFailed:
+			return nil, invalid(field+".health", "must be ok, degraded or failed, got %q", s.Health)
+		case len(s.Processes) > 256:
+			return nil, invalid(field+".processes", "at most 256 processes")
+		}
+		procs := make([]models.GPUProcess, len(s.Processes))
+		for j, p := range s.Processes {
+			procs[j] = models.GPUProcess{PID: p.PID, User: p.User, Name: p.Name, MemoryMiB: p.MemoryMiB}
+		}
+		out = append(out, models.GPUTelemetry{
+			UUID: s.UUID, UtilizationPct: s.UtilizationPct, MemoryUsedMiB: s.MemoryUsedMiB,
+			TemperatureC: s.TemperatureC, PowerW: s.PowerW, PowerLimitW: s.PowerLimitW,
+			Health: health, HealthReason: s.HealthReason, Processes: procs,
+		})
+	}
+	return out, nil
+}

@@ -1,0 +1,80 @@
+package apiclient
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+)
+
+// NodeGPU is one GPU in a node's registration.
+type NodeGPU struct {
+	Index       int    `json:"index"`
+	UUID        string `json:"uuid"`
+	Model       string `json:"model"`
+	MemoryMiB   int64  `json:"memory_mib"`
+	NVLinkGroup *int   `json:"nvlink_group,omitempty"`
+}
+
+// RegisterNodeRequest is the body of POST /api/v1/nodes/register.
+type RegisterNodeRequest struct {
+	Hostname     string    `json:"hostname"`
+	AgentVersion string    `json:"agent_version"`
+	GPUs         []NodeGPU `json:"gpus"`
+}
+
+// RegisterNodeResponse is the answer to a registration.
+type RegisterNodeResponse struct {
+	NodeID             int64  `json:"node_id"`
+	Name               string `json:"name"`
+	HeartbeatIntervalS int    `json:"heartbeat_interval_s"`
+}
+
+// GPUProcess is a compute process seen on a GPU.
+type GPUProcess struct {
+	PID       int    `json:"pid"`
+	User      string `json:"user"`
+	Name      string `json:"name"`
+	MemoryMiB int64  `json:"memory_mib"`
+}
+
+// GPUSample is one GPU's telemetry in a heartbeat.
+type GPUSample struct {
+	UUID           string       `json:"uuid"`
+	UtilizationPct int          `json:"utilization_pct"`
+	MemoryUsedMiB  int64        `json:"memory_used_mib"`
+	TemperatureC   int          `json:"temperature_c"`
+	PowerW         int          `json:"power_w"`
+	PowerLimitW    int          `json:"power_limit_w"`
+	Health         string       `json:"health"`
+	HealthReason   string       `json:"health_reason,omitempty"`
+	Processes      []GPUProcess `json:"processes,omitempty"`
+}
+
+// HeartbeatRequest is the body of POST /api/v1/nodes/{id}/heartbeat.
+type HeartbeatRequest struct {
+	GPUs []GPUSample `json:"gpus"`
+}
+
+// HeartbeatResponse tells the agent whether it must register again (the
+// server does not know some of its GPUs, or forgot the node).
+type HeartbeatResponse struct {
+	Reregister bool `json:"reregister"`
+}
+
+// RegisterNode registers the node the client's token belongs to.
+func (c *Client) RegisterNode(ctx context.Context, req RegisterNodeRequest) (*RegisterNodeResponse, error) {
+	var out RegisterNodeResponse
+	if err := c.Do(ctx, http.MethodPost, "/api/v1/nodes/register", req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Heartbeat sends one heartbeat for node id.
+func (c *Client) Heartbeat(ctx context.Context, id int64, req HeartbeatRequest) (*HeartbeatResponse, error) {
+	var out HeartbeatResponse
+	if err := c.Do(ctx, http.MethodPost, fmt.Sprintf("/api/v1/nodes/%d/heartbeat", id), req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

@@ -1,0 +1,132 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// FakeSpec describes a simulated cluster: Nodes hosts of GPUsPerNode GPUs each.
+type FakeSpec struct {
+	Nodes       int
+	GPUsPerNode int
+	Model       string // full model name, e.g. "NVIDIA H100 80GB HBM3"
+	MemoryMiB   int64
+}
+
+var fakeSpec = regexp.MustCompile(`^(\d+)x(\d+):([A-Za-z0-9]+)-(\d+)GB$`)
+
+// knownModels maps short names to the names and memory NVML reports.
+var knownModels = map[string]struct {
+	name string
+	mib  int64
+}{
+	"H100-80GB":  {"NVIDIA H100 80GB HBM3", 81559},
+	"H200-141GB": {"NVIDIA H200", 143771},
+	"A100-80GB":  {"NVIDIA A100-SXM4-80GB", 81920},
+	"A100-40GB":  {"NVIDIA A100-SXM4-40GB", 40960},
+	"L40S-48GB":  {"NVIDIA L40S", 46068},
+}
+
+// ParseFakeSpec reads "NODESxGPUS:MODEL-MEMGB", e.g. "2x8:H100-80GB".
+func ParseFakeSpec(s string) (FakeSpec, error) {
+	m := fakeSpec.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return FakeSpec{}, fmt.Errorf("gpu: fake spec %q: want NODESxGPUS:MODEL-MEMGB, e.g. 2x8:H100-80GB", s)
+	}
+	nodes, _ := strconv.Atoi(m[1])
+	per, _ := strconv.Atoi(m[2])
+	gb, _ := strconv.ParseInt(m[4], 10, 64)
+	if nodes < 1 || nodes > 1024 || per < 1 || per > 16 || gb < 1 {
+		return FakeSpec{}, fmt.Errorf("gpu: fake spec %q: 1–1024 nodes of 1–16 GPUs with some memory", s)
+	}
+	spec := FakeSpec{Nodes: nodes, GPUsPerNode: per, Model: "NVIDIA " + m[3], MemoryMiB: gb * 1024}
+	if k, ok := knownModels[m[3]+"-"+m[4]+"GB"]; ok {
+		spec.Model, spec.MemoryMiB = k.name, k.mib
+	}
+	return spec, nil
+}
+
+// Fake is a simulated host whose telemetry drifts plausibly: each GPU is
+// idle or busy for a while, utilization wanders around its target, and
+// memory, temperature and power follow utilization.
+type Fake struct {
+	mu      sync.Mutex
+	devices []Device
+	state   []fakeState
+	rng     *rand.Rand
+}
+
+type fakeState struct {
+	target, util float64
+	memFrac      float64
+}
+
+// NewFake returns a simulated host called host with the spec's GPUs. The
+// same host name gives the same UUIDs and the same telemetry sequence.
+func NewFake(host string, spec FakeSpec) *Fake {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(host))
+	seed := h.Sum64()
+	f := &Fake{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	for i := 0; i < spec.GPUsPerNode; i++ {
+		group := 0 // one NVSwitch: all GPUs of the host are linked
+		f.devices = append(f.devices, Device{
+			Index: i, UUID: fmt.Sprintf("GPU-%08x-%04x-4000-8000-%012x", uint32(seed), i, seed>>16&0xffffffffffff),
+			Model: spec.Model, MemoryMiB: spec.MemoryMiB, NVLinkGroup: &group,
+		})
+		f.state = append(f.state, fakeState{})
+		f.retarget(i)
+	}
+	return f
+}
+
+func (f *Fake) retarget(i int) {
+	s := &f.state[i]
+	if f.rng.Float64() < 0.45 {
+		s.target, s.memFrac = 0, 0.006
+		return
+	}
+	s.target = 55 + f.rng.Float64()*44
+	s.memFrac = 0.35 + f.rng.Float64()*0.6
+}
+
+// Devices implements Provider.
+func (f *Fake) Devices(context.Context) ([]Device, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Device(nil), f.devices...), nil
+}
+
+// Sample implements Provider: every call advances the simulation one step.
+func (f *Fake) Sample(context.Context) ([]Sample, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]Sample, len(f.devices))
+	for i, d := range f.devices {
+		s := &f.state[i]
+		if f.rng.Float64() < 0.04 {
+			f.retarget(i)
+		}
+		s.util += (s.target-s.util)*0.35 + f.rng.NormFloat64()*4
+		s.util = min(max(s.util, 0), 100)
+		util := int(s.util + 0.5)
+		if s.target == 0 && s.util < 3 {
+			util = 0
+		}
+		out[i] = Sample{
+			UUID: d.UUID, UtilizationPct: util,
+			MemoryUsedMiB: int64(float64(d.MemoryMiB)*s.memFrac) + int64(f.rng.IntN(64)),
+			TemperatureC:  31 + int(s.util*0.42) + f.rng.IntN(3),
+			PowerW:        69 + int(s.util*5.9) + f.rng.IntN(12),
+			PowerLimitW:   700,
+			Health:        "ok",
+		}
+	}
+	return out, nil
+}

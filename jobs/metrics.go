@@ -1,0 +1,47 @@
+package jobs
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// QueueDepthCollector reports River's job counts by queue and state at each
+// scrape (one small query; the scrape itself is the rate limit).
+type QueueDepthCollector struct {
+	pool *pgxpool.Pool
+	desc *prometheus.Desc
+}
+
+// NewQueueDepthCollector returns a collector over pool.
+func NewQueueDepthCollector(pool *pgxpool.Pool) *QueueDepthCollector {
+	return &QueueDepthCollector{pool: pool, desc: prometheus.NewDesc(
+		"gpusched_river_jobs", "River jobs not yet finished, by queue and state.", []string{"queue", "state"}, nil)}
+}
+
+// Describe implements prometheus.Collector.
+func (c *QueueDepthCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+// Collect implements prometheus.Collector.
+func (c *QueueDepthCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	rows, err := c.pool.Query(ctx, `SELECT queue, state::text, count(*) FROM river_job
+		WHERE state IN ('available', 'scheduled', 'retryable', 'running', 'pending') GROUP BY 1, 2`)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(c.desc, err)
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var queue, state string
+		var n int64
+		if err := rows.Scan(&queue, &state, &n); err != nil {
+			ch <- prometheus.NewInvalidMetric(c.desc, err)
+			return
+		}
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n), queue, state)
+	}
+}

@@ -1,0 +1,51 @@
+package jobs
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// NodeLivenessArgs asks for one liveness sweep.
+type NodeLivenessArgs struct{}
+
+// Kind is the River job kind.
+func (NodeLivenessArgs) Kind() string { return "node_liveness" }
+
+// InsertOpts makes sweeps unique while one is waiting: a burst of inserts
+// costs one sweep.
+func (NodeLivenessArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: time.Second}}
+}
+
+// NodeLivenessWorker marks nodes down when their heartbeats stop, and tells
+// every replica (pages, scheduler) through NOTIFY in the same transaction.
+type NodeLivenessWorker struct {
+	river.WorkerDefaults[NodeLivenessArgs]
+	deps Deps
+}
+
+// Work runs one sweep.
+func (w *NodeLivenessWorker) Work(ctx context.Context, _ *river.Job[NodeLivenessArgs]) error {
+	return SweepNodes(ctx, w.deps)
+}
+
+// SweepNodes marks stale nodes down in one transaction.
+func SweepNodes(ctx context.Context, d Deps) error {
+	return d.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+		down, err := models.MarkStaleNodesDown(ctx, tx, d.Now(), d.Config.NodeDownAfter)
+		if err != nil || len(down) == 0 {
+			return err
+		}
+		d.Logger.Warn("nodes marked down: no heartbeat", "nodes", down, "after", d.Config.NodeDownAfter)
+		payload := strings.Join(down, ",")
+		if err := models.Notify(ctx, tx, models.ChannelNodes, payload); err != nil {
+			return err
+		}
+		return models.Notify(ctx, tx, models.ChannelGPUs, "down:"+payload)
+	})
+}

@@ -1,0 +1,75 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// ErrGPUTaken is returned when a GPU already has a live allocation: the
+// partial unique index allocations_one_live_per_gpu refused the second one.
+var ErrGPUTaken = errors.New("GPU already allocated")
+
+// Allocation binds one GPU to one job until released.
+type Allocation struct {
+	bun.BaseModel `bun:"table:allocations,alias:alloc"`
+
+	ID            int64      `bun:"id,pk,autoincrement" json:"id"`
+	JobID         int64      `bun:"job_id,notnull" json:"job_id"`
+	GPUID         int64      `bun:"gpu_id,notnull" json:"gpu_id"`
+	UserID        int64      `bun:"user_id,notnull" json:"user_id"`
+	CreatedAt     time.Time  `bun:"created_at,notnull" json:"created_at"`
+	ReleasedAt    *time.Time `bun:"released_at" json:"released_at,omitempty"`
+	ReleaseReason string     `bun:"release_reason,notnull" json:"release_reason,omitempty"`
+}
+
+// Allocate gives gpuIDs to a job, all or none: if any GPU is already held the
+// whole insert fails with ErrGPUTaken. Call it inside a transaction.
+func Allocate(ctx context.Context, db bun.IDB, jobID, userID int64, gpuIDs []int64, now time.Time) ([]Allocation, error) {
+	if len(gpuIDs) == 0 {
+		return nil, fmt.Errorf("models: allocate for job %d: no GPUs given", jobID)
+	}
+	rows := make([]Allocation, len(gpuIDs))
+	for i, g := range gpuIDs {
+		rows[i] = Allocation{JobID: jobID, GPUID: g, UserID: userID, CreatedAt: now}
+	}
+	if _, err := db.NewInsert().Model(&rows).Returning("*").Exec(ctx); err != nil {
+		if isUniqueViolation(err, "allocations_one_live_per_gpu") {
+			return nil, fmt.Errorf("models: allocate %v for job %d: %w", gpuIDs, jobID, ErrGPUTaken)
+		}
+		return nil, fmt.Errorf("models: allocate %v for job %d: %w", gpuIDs, jobID, err)
+	}
+	if err := Notify(ctx, db, ChannelGPUs, fmt.Sprintf("alloc:%d", jobID)); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// ReleaseJob releases every live allocation of a job and returns how many.
+func ReleaseJob(ctx context.Context, db bun.IDB, jobID int64, reason string, now time.Time) (int, error) {
+	res, err := db.NewUpdate().Model((*Allocation)(nil)).
+		Set("released_at = ?", now).Set("release_reason = ?", reason).
+		Where("job_id = ?", jobID).Where("released_at IS NULL").Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("models: release job %d: %w", jobID, err)
+	}
+	n, _ := res.RowsAffected()
+	if n > 0 {
+		if err := Notify(ctx, db, ChannelGPUs, fmt.Sprintf("release:%d", jobID)); err != nil {
+			return 0, err
+		}
+	}
+	return int(n), nil
+}
+
+// LiveAllocations returns every allocation not yet released.
+func LiveAllocations(ctx context.Context, db bun.IDB) ([]Allocation, error) {
+	var out []Allocation
+	if err := db.NewSelect().Model(&out).Where("released_at IS NULL").OrderExpr("id").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("models: live allocations: %w", err)
+	}
+	return out, nil
+}

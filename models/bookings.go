@@ -1,0 +1,32 @@
+package models
+
+import (
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// Booking kinds: a calendar claim, or an agent's short pre-warm hold.
+const (
+	BookingKindBooking = "booking"
+	BookingKindHold    = "hold"
+)
+
+// Booking is a user's claim on GPUs for a window (DESIGN.md "Holds and
+// bookings"). Its queries arrive with the bookings calendar.
+type Booking struct {
+	bun.BaseModel `bun:"table:bookings"`
+
+	ID         int64      `bun:"id,pk,autoincrement" json:"id"`
+	UserID     int64      `bun:"user_id,notnull" json:"user_id"`
+	Kind       string     `bun:"kind,notnull" json:"kind"`
+	GPUCount   int        `bun:"gpu_count,notnull" json:"gpu_count"`
+	GPUModel   string     `bun:"gpu_model,notnull" json:"gpu_model"`
+	NodeID     *int64     `bun:"node_id" json:"node_id,omitempty"`
+	StartsAt   time.Time  `bun:"starts_at,notnull" json:"starts_at"`
+	EndsAt     time.Time  `bun:"ends_at,notnull" json:"ends_at"`
+	Note       string     `bun:"note,notnull" json:"note"`
+	Source     string     `bun:"source,notnull" json:"source"`
+	CanceledAt *time.Time `bun:"canceled_at" json:"canceled_at,omitempty"`
+	CreatedAt  time.Time  `bun:"created_at,notnull,default:now()" json:"created_at"`
+}

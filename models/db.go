@@ -1,0 +1,137 @@
+// Package models holds the bun models of GPUScheduler's PostgreSQL schema and
+// the queries over them, one file per aggregate. It knows nothing of HTTP.
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+)
+
+// ErrNotFound is returned when a looked-up row does not exist.
+var ErrNotFound = errors.New("not found")
+
+// ErrConflict is returned when a write would break a uniqueness rule.
+var ErrConflict = errors.New("conflict")
+
+// DB is the database handle every part of the control plane shares: one pgx
+// pool, seen by bun through database/sql and by River directly.
+type DB struct {
+	Pool *pgxpool.Pool
+	Bun  *bun.DB
+}
+
+// Open connects to url (a PostgreSQL connection string) and checks the
+// connection.
+func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("models: parse database url: %w", err)
+	}
+	if maxConns > 0 {
+		cfg.MaxConns = maxConns
+	}
+	cfg.MaxConnIdleTime = 5 * time.Minute
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("models: open pool: %w", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("models: connect to database: %w", err)
+	}
+	return &DB{Pool: pool, Bun: bun.NewDB(stdlib.OpenDBFromPool(pool), pgdialect.New())}, nil
+}
+
+// Close closes bun's handle and the pool.
+func (db *DB) Close() {
+	_ = db.Bun.Close()
+	db.Pool.Close()
+}
+
+// Tx is one transaction seen two ways: as a bun.IDB for the models and as a
+// pgx.Tx for River's InsertTx, so a state change and the background work it
+// causes commit together (invariant 3).
+type Tx struct {
+	bun.IDB
+	pgx pgx.Tx
+}
+
+// PGX returns the transaction as pgx sees it, for River's InsertTx.
+func (tx *Tx) PGX() pgx.Tx { return tx.pgx }
+
+// InTx runs fn in one transaction on one connection, committing when fn
+// returns nil and rolling back otherwise (and on panic).
+//
+// bun only knows database/sql and River only knows pgx, so the transaction is
+// begun by pgx on the raw connection underneath a pinned *sql.Conn, and bun's
+// queries run on that same pinned connection: both see one transaction.
+func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx *Tx) error) (err error) {
+	conn, err := db.Bun.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("models: pin connection: %w", err)
+	}
+	defer conn.Close()
+	var raw *pgx.Conn
+	if err := conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("models: driver connection is %T, not pgx", dc)
+		}
+		raw = c.Conn()
+		return nil
+	}); err != nil {
+		return err
+	}
+	ptx, err := raw.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("models: begin: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = ptx.Rollback(context.WithoutCancel(ctx))
+			panic(p)
+		}
+		if err != nil {
+			_ = ptx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	if err = fn(ctx, &Tx{IDB: conn, pgx: ptx}); err != nil {
+		return err
+	}
+	if err = ptx.Commit(ctx); err != nil {
+		return fmt.Errorf("models: commit: %w", err)
+	}
+	return nil
+}
+
+// isUniqueViolation reports whether err is PostgreSQL's unique_violation,
+// optionally on the named constraint or index.
+func isUniqueViolation(err error, constraint string) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "23505" {
+		return false
+	}
+	return constraint == "" || pgErr.ConstraintName == constraint
+}
+
+// notFound maps sql.ErrNoRows to ErrNotFound, wrapped with what was looked up.
+func notFound(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, errNoRows) {
+		return fmt.Errorf("models: %s: %w", what, ErrNotFound)
+	}
+	return fmt.Errorf("models: %s: %w", what, err)
+}

@@ -1,0 +1,31 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/uptrace/bun"
+)
+
+var errNoRows = sql.ErrNoRows
+
+// Channels of PostgreSQL NOTIFY that carry change signals between replicas.
+const (
+	ChannelJobs     = "gpusched_jobs"
+	ChannelGPUs     = "gpusched_gpus"
+	ChannelNodes    = "gpusched_nodes"
+	ChannelBookings = "gpusched_bookings"
+)
+
+// Channels lists every channel a Listener subscribes to.
+var Channels = []string{ChannelJobs, ChannelGPUs, ChannelNodes, ChannelBookings}
+
+// Notify sends a change signal on channel with a short payload. Sent inside a
+// transaction, it is delivered only if and when the transaction commits.
+func Notify(ctx context.Context, db bun.IDB, channel, payload string) error {
+	if _, err := db.ExecContext(ctx, `SELECT pg_notify(?, ?)`, channel, payload); err != nil {
+		return fmt.Errorf("models: notify %s: %w", channel, err)
+	}
+	return nil
+}

@@ -1,0 +1,44 @@
+// GPUScheduler dashboard script: applies and toggles the colour theme.
+// Loaded in <head> without defer so a saved theme applies before first paint.
+// Every page works without it; the toggle button stays hidden then.
+(function () {
+  "use strict";
+  var KEY = "gpusched-theme";
+  var root = document.documentElement;
+
+  function load() {
+    try { return localStorage.getItem(KEY); } catch (e) { return null; }
+  }
+  function save(theme) {
+    try { localStorage.setItem(KEY, theme); } catch (e) { /* private mode */ }
+  }
+  function apply(theme) {
+    if (theme === "dark" || theme === "light") {
+      root.setAttribute("data-theme", theme);
+    } else {
+      root.removeAttribute("data-theme");
+    }
+  }
+  function current() {
+    var t = root.getAttribute("data-theme");
+    if (t) return t;
+    var dark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+    return dark ? "dark" : "light";
+  }
+
+  apply(load());
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var buttons = document.querySelectorAll("[data-theme-toggle]");
+    Array.prototype.forEach.call(buttons, function (b) {
+      b.hidden = false;
+      b.setAttribute("aria-pressed", String(current() === "dark"));
+      b.addEventListener("click", function () {
+        var next = current() === "dark" ? "light" : "dark";
+        apply(next);
+        save(next);
+        b.setAttribute("aria-pressed", String(next === "dark"));
+      });
+    });
+  });
+})();

@@ -1,0 +1,122 @@
+// Package views holds the dashboard's HTML, written as templ components, and
+// the plain view-model types they render. Handlers build these types from the
+// database and hand them to a component; views itself depends only on the
+// standard library and templ.
+//
+// Regenerate the *_templ.go files after editing a .templ file:
+//
+//	go run github.com/a-h/templ/cmd/templ@v0.3.977 generate -path views
+package views
+
+import "time"
+
+// Page is what every full page needs: title, the signed-in user, asset paths and the CSRF token.
+type Page struct {
+	Title   string
+	Nav     string                   // active nav item: "cluster", "queue", "bookings", "usage", "admin"
+	User    *User                    // nil when signed out
+	CSRF    string                   // token for forms (hidden input name "_csrf") and htmx (hx-headers X-CSRF-Token)
+	Assets  func(name string) string // static path resolver, e.g. Assets("app.css")
+	DevMode bool                     // show a "dev" badge in the nav
+	Flash   string
+}
+
+// Asset resolves a static file name to its URL through p.Assets, falling back
+// to the unhashed "/static/"+name when no resolver is set (as in tests).
+func (p Page) Asset(name string) string {
+	if p.Assets == nil {
+		return "/static/" + name
+	}
+	return p.Assets(name)
+}
+
+// FullTitle is the document title: "Title · GPUScheduler", or just the
+// product name when Title is empty.
+func (p Page) FullTitle() string {
+	if p.Title == "" {
+		return "GPUScheduler"
+	}
+	return p.Title + " · GPUScheduler"
+}
+
+// User is the signed-in person as pages show them.
+type User struct {
+	ID    int64
+	Email string
+	Name  string
+	Role  string // "admin" or "member"
+}
+
+// IsAdmin reports whether the user has the admin role. A nil user is not an admin.
+func (u *User) IsAdmin() bool {
+	return u != nil && u.Role == "admin"
+}
+
+// DisplayName is the user's name, or their email when the name is empty.
+func (u *User) DisplayName() string {
+	if u == nil {
+		return ""
+	}
+	if u.Name != "" {
+		return u.Name
+	}
+	return u.Email
+}
+
+// Cluster is the overview page's model.
+type Cluster struct {
+	Totals    ClusterTotals
+	Nodes     []Node
+	UpdatedAt time.Time // when the server built this snapshot; "ago" texts count from it
+}
+
+// ClusterTotals are the headline numbers above the GPU grid.
+type ClusterTotals struct {
+	Nodes, NodesUp                int
+	GPUs, Free, Allocated         int
+	Unavailable                   int
+	AvgUtilizationPct             float64
+	MemoryUsedMiB, MemoryTotalMiB int64
+}
+
+// Node is one GPU machine and its devices.
+type Node struct {
+	ID       int64
+	Name     string
+	Hostname string
+	Status   string // "up", "down", "draining"
+	LastSeen time.Time
+	GPUs     []GPU
+}
+
+// GPU is one device as the cluster page shows it.
+type GPU struct {
+	Index          int
+	UUID           string
+	Model          string
+	MemoryUsedMiB  int64
+	MemoryTotalMiB int64
+	UtilizationPct int
+	TemperatureC   int
+	PowerW         int
+	Health         string // "ok", "degraded", "failed"
+	State          string // "free", "allocated", "held", "booked", "unavailable", "foreign"
+	Holder         string // who holds it (user name/email) or ""
+	JobID          int64  // 0 when none
+	JobName        string
+}
+
+// ErrorPage is shown for non-API errors.
+type ErrorPage struct {
+	Status    int
+	Title     string
+	Message   string
+	RequestID string
+}
+
+// DevLogin is the loopback-only dev sign-in form.
+type DevLogin struct {
+	Email string
+	Error string
+	Next  string
+}

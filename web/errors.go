@@ -1,0 +1,91 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/views"
+)
+
+// wantsJSON reports whether an error should be answered as JSON: API routes,
+// the scoring and agent aliases, and clients that ask for JSON.
+func wantsJSON(c echo.Context) bool {
+	p := c.Request().URL.Path
+	if strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/v1/") || p == "/healthz" || p == "/readyz" {
+		return true
+	}
+	accept := c.Request().Header.Get(echo.HeaderAccept)
+	return strings.Contains(accept, echo.MIMEApplicationJSON) && !strings.Contains(accept, "text/html")
+}
+
+// errorHandler is echo's one error handler: every error leaves here as a
+// flat JSON {"error","code"} for the API or an HTML page for browsers. Our
+// own faults are logged with the request id and shown without their detail.
+func (s *Server) errorHandler(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	status, code, msg := http.StatusInternalServerError, "internal", "something went wrong on our side; the error was logged"
+	var apiErr *handlers.APIError
+	var httpErr *echo.HTTPError
+	switch {
+	case errors.As(err, &apiErr):
+		status, code, msg = apiErr.Status, apiErr.Code, apiErr.Message
+	case errors.As(err, &httpErr):
+		status = httpErr.Code
+		code = codeFor(status)
+		msg = http.StatusText(status)
+		if m, ok := httpErr.Message.(string); ok && m != "" {
+			msg = m
+		}
+		if status == http.StatusNotFound {
+			msg = "no such page or route: " + c.Request().URL.Path
+		}
+	}
+	reqID := c.Response().Header().Get(echo.HeaderXRequestID)
+	if status >= 500 {
+		s.logger.Error("request failed", "err", err, "request_id", reqID, "method", c.Request().Method, "path", c.Request().URL.Path)
+	}
+	if c.Request().Method == http.MethodHead {
+		_ = c.NoContent(status)
+		return
+	}
+	if wantsJSON(c) {
+		_ = c.JSON(status, map[string]string{"error": msg, "code": code})
+		return
+	}
+	page := s.h.Page(c, http.StatusText(status), "")
+	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+	c.Response().WriteHeader(status)
+	_ = views.ErrorPageView(page, views.ErrorPage{Status: status, Title: http.StatusText(status), Message: msg, RequestID: reqID}).
+		Render(c.Request().Context(), c.Response())
+}
+
+func codeFor(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return "bad_request"
+	case http.StatusUnauthorized:
+		return "unauthorized"
+	case http.StatusForbidden:
+		return "forbidden"
+	case http.StatusNotFound:
+		return "not_found"
+	case http.StatusMethodNotAllowed:
+		return "method_not_allowed"
+	case http.StatusRequestEntityTooLarge:
+		return "body_too_large"
+	case http.StatusTooManyRequests:
+		return "rate_limited"
+	case http.StatusServiceUnavailable:
+		return "unavailable"
+	}
+	if status >= 500 {
+		return "internal"
+	}
+	return strings.ReplaceAll(strings.ToLower(http.StatusText(status)), " ", "_")
+}

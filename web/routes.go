@@ -1,0 +1,62 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+)
+
+// routes is the one route table of the server.
+func (s *Server) routes(o Options) {
+	e, h := s.Echo, o.Handlers
+
+	// Probes and scrapes: no auth, no session.
+	e.GET("/healthz", h.Healthz)
+	e.GET("/readyz", h.Readyz)
+	e.GET("/metrics", metricsHandler(o.Gatherer))
+	e.GET("/static/*", echo.WrapHandler(o.Static))
+	e.HEAD("/static/*", echo.WrapHandler(o.Static))
+
+	// JSON API for people and scripts: personal tokens.
+	api := e.Group("/api/v1", middleware.BodyLimit("1M"))
+	user := api.Group("", s.bearer(userTokens))
+	user.GET("/me", h.Me)
+	user.GET("/cluster/gpu-status", h.ClusterStatus)
+
+	// JSON API for node agents: node tokens.
+	node := api.Group("/nodes", s.bearer(nodeTokens))
+	node.POST("/register", h.NodeRegister)
+	node.POST("/:id/heartbeat", h.NodeHeartbeat)
+
+	// Unknown /api routes answer JSON 404, not the HTML page.
+	api.Any("/*", func(c echo.Context) error { return echo.ErrNotFound })
+
+	// Browser pages: session cookie, CSRF on every state change.
+	pages := e.Group("", s.session, middleware.CSRFWithConfig(middleware.CSRFConfig{
+		TokenLookup:    "header:X-CSRF-Token,form:_csrf",
+		CookieName:     "gpusched_csrf",
+		CookiePath:     "/",
+		CookieHTTPOnly: true,
+		CookieSecure:   o.SecureCookies,
+		CookieSameSite: http.SameSiteLaxMode,
+		Skipper: func(c echo.Context) bool {
+			// The River UI cannot send our token; it is guarded by sameOrigin.
+			return len(c.Request().URL.Path) >= 12 && c.Request().URL.Path[:12] == "/admin/river"
+		},
+	}))
+	pages.GET("/login", h.LoginPage)
+	pages.POST("/auth/dev", h.DevLogin)
+	pages.POST("/auth/logout", h.Logout)
+
+	in := pages.Group("", signedIn)
+	in.GET("/", h.ClusterPage)
+	in.GET("/fragments/cluster", h.ClusterFragment)
+	in.GET("/events", s.hub.Stream)
+
+	if o.RiverUI != nil {
+		river := in.Group("/admin/river", adminOnly, sameOrigin)
+		river.Any("", echo.WrapHandler(o.RiverUI))
+		river.Any("/*", echo.WrapHandler(o.RiverUI))
+	}
+}

@@ -1,0 +1,113 @@
+// Package web assembles GPUScheduler's HTTP server: the echo instance, the
+// one route table, middleware (request ids, logging, recovery, security
+// headers, gzip, auth, CSRF, metrics), sessions, the SSE hub and the
+// embedded static files.
+package web
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// Options are the parts the server is built from.
+type Options struct {
+	Handlers *handlers.Handlers
+	DB       *models.DB
+	Sessions *Sessions
+	Hub      *Hub
+	Metrics  *Metrics
+	Gatherer prometheus.Gatherer
+	Static   http.Handler // the embedded assets, mounted at /static/
+	RiverUI  http.Handler // mounted at /admin/river for admins; nil leaves it out
+	Logger   *slog.Logger
+	Now      func() time.Time
+	// SecureCookies marks cookies Secure (an https base URL).
+	SecureCookies bool
+}
+
+// Server is the assembled HTTP server.
+type Server struct {
+	Echo *echo.Echo
+
+	h        *handlers.Handlers
+	db       *models.DB
+	sessions *Sessions
+	hub      *Hub
+	touches  *tokenTouches
+	logger   *slog.Logger
+	now      func() time.Time
+}
+
+// New assembles the server; Run starts its background work.
+func New(o Options) *Server {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	s := &Server{
+		Echo: e, h: o.Handlers, db: o.DB, sessions: o.Sessions, hub: o.Hub, logger: o.Logger, now: o.Now,
+		touches: newTokenTouches(o.DB, o.Logger, o.Now),
+	}
+	e.HTTPErrorHandler = s.errorHandler
+	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}))
+	e.Use(s.requestLogger)
+	e.Use(o.Metrics.middleware)
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			s.logger.Error("panic", "err", err, "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "stack", string(stack))
+			return err
+		},
+	}))
+	e.Use(securityHeaders(o.SecureCookies))
+	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
+		Skipper: func(c echo.Context) bool {
+			p := c.Request().URL.Path
+			return p == "/events" || strings.HasPrefix(p, "/admin/river") || p == "/metrics"
+		},
+	}))
+	s.routes(o)
+	return s
+}
+
+// Run does the server's background work (batched token bookkeeping) until
+// ctx ends.
+func (s *Server) Run(ctx context.Context) {
+	s.touches.run(ctx, 15*time.Second)
+}
+
+// CloseStreams ends every open event stream, so that a graceful shutdown
+// does not wait for browsers to hang up.
+func (s *Server) CloseStreams() { s.hub.Close() }
+
+func securityHeaders(https bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			h := c.Response().Header()
+			h.Set("X-Content-Type-Options", "nosniff")
+			h.Set("Referrer-Policy", "same-origin")
+			h.Set("Cross-Origin-Opener-Policy", "same-origin")
+			if !strings.HasPrefix(c.Request().URL.Path, "/admin/river") {
+				h.Set("X-Frame-Options", "DENY")
+				h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'")
+			}
+			if https {
+				h.Set("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
+			}
+			return next(c)
+		}
+	}
+}
+
+// metricsHandler serves the Prometheus registry.
+func metricsHandler(g prometheus.Gatherer) echo.HandlerFunc {
+	return echo.WrapHandler(promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
+}
