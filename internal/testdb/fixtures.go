@@ -1,0 +1,65 @@
+package testdb
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+var seq atomic.Int64
+
+// Now is the fixed clock fixtures are written at.
+var Now = time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+
+// User creates a member (or an admin with role "admin") with a unique email.
+func User(t testing.TB, db *models.DB, role string) *models.User {
+	t.Helper()
+	n := seq.Add(1)
+	u, err := models.CreateUser(context.Background(), db.Bun, fmt.Sprintf("user%d@example.com", n), fmt.Sprintf("User %d", n), role)
+	if err != nil {
+		t.Fatalf("fixture user: %v", err)
+	}
+	return u
+}
+
+// Node creates a registered, up node with gpus H100s and returns it with
+// their ids in index order.
+func Node(t testing.TB, db *models.DB, gpus int) (*models.Node, []int64) {
+	t.Helper()
+	ctx := context.Background()
+	n := seq.Add(1)
+	node, err := models.EnsureNode(ctx, db.Bun, fmt.Sprintf("node-%d", n))
+	if err != nil {
+		t.Fatalf("fixture node: %v", err)
+	}
+	inv := make([]models.GPUInventory, gpus)
+	for i := range inv {
+		inv[i] = models.GPUInventory{Index: i, UUID: fmt.Sprintf("GPU-%d-%d", n, i), Model: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559}
+	}
+	if err := models.RegisterNode(ctx, db.Bun, node.ID, node.Name+".local", "test", inv, Now); err != nil {
+		t.Fatalf("fixture node: register: %v", err)
+	}
+	var ids []int64
+	if err := db.Bun.NewSelect().Model((*models.GPU)(nil)).Column("id").Where("node_id = ?", node.ID).OrderExpr("idx").Scan(ctx, &ids); err != nil {
+		t.Fatalf("fixture node: gpu ids: %v", err)
+	}
+	node, err = models.GetNode(ctx, db.Bun, node.ID)
+	if err != nil {
+		t.Fatalf("fixture node: %v", err)
+	}
+	return node, ids
+}
+
+// Job submits a queued job of owner's asking for gpus GPUs.
+func Job(t testing.TB, db *models.DB, owner *models.User, gpus int) *models.Job {
+	t.Helper()
+	j := &models.Job{Name: fmt.Sprintf("job-%d", seq.Add(1)), OwnerID: owner.ID, Command: "python train.py", GPUCount: gpus}
+	if err := models.CreateJob(context.Background(), db.Bun, j, Now); err != nil {
+		t.Fatalf("fixture job: %v", err)
+	}
+	return j
+}

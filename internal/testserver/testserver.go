@@ -1,0 +1,148 @@
+// Package testserver starts the whole HTTP stack of the control plane (echo,
+// middleware, handlers, SSE hub, LISTEN/NOTIFY listener) on a real test
+// database, for tests that go through HTTP as clients do.
+package testserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
+	"github.com/gpuscheduler/gpuscheduler/migrations"
+	"github.com/gpuscheduler/gpuscheduler/models"
+	"github.com/gpuscheduler/gpuscheduler/static"
+	"github.com/gpuscheduler/gpuscheduler/web"
+)
+
+// Server is a running control plane over HTTP.
+type Server struct {
+	*httptest.Server
+	DB     *models.DB
+	Web    *web.Server
+	Logger *slog.Logger
+}
+
+// New starts a server on a fresh database; everything stops when t ends.
+func New(t testing.TB) *Server {
+	t.Helper()
+	db := testdb.New(t)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() {
+		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	now := time.Now
+	sessions, err := web.NewSessions([][]byte{bytes.Repeat([]byte("k"), 32)}, false, time.Hour, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assets, err := static.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	metrics := web.NewMetrics(reg)
+	listener := models.NewListener(db.Pool, logger)
+	h := &handlers.Handlers{DB: db, Logger: logger, Now: now, Sessions: sessions, Asset: assets.Path,
+		Migrations: migrations.New(db.Pool, logger),
+		Config:     handlers.Config{Version: "test", Dev: true, DevLogin: true, HeartbeatInterval: time.Second}}
+	srv := web.New(web.Options{Handlers: h, DB: db, Sessions: sessions, Hub: web.NewHub(listener, logger, metrics),
+		Metrics: metrics, Gatherer: reg, Static: assets, Logger: logger, Now: now})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{}, 2)
+	go func() { listener.Run(ctx); done <- struct{}{} }()
+	go func() { srv.Run(ctx); done <- struct{}{} }()
+	hs := httptest.NewServer(srv.Echo)
+	t.Cleanup(func() {
+		srv.CloseStreams()
+		hs.Close()
+		cancel()
+		<-done
+		<-done
+	})
+	return &Server{Server: hs, DB: db, Web: srv, Logger: logger}
+}
+
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// UserToken creates a user with role and returns a personal token for them.
+func (s *Server) UserToken(t testing.TB, role string) (string, *models.User) {
+	t.Helper()
+	u := testdb.User(t, s.DB, role)
+	plain, _, err := models.CreateUserToken(context.Background(), s.DB.Bun, u.ID, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plain, u
+}
+
+// NodeToken creates node name (if new) and returns a node token for it.
+func (s *Server) NodeToken(t testing.TB, name string) (string, *models.Node) {
+	t.Helper()
+	n, err := models.EnsureNode(context.Background(), s.DB.Bun, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _, err := models.CreateNodeToken(context.Background(), s.DB.Bun, n.ID, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plain, n
+}
+
+// Do sends a request with an optional bearer token and raw body, and returns
+// the status and body.
+func (s *Server) Do(t testing.TB, method, path, token, body string) (int, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, s.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := s.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+// APIError decodes a JSON error body, failing the test if it is not one.
+func APIError(t testing.TB, body []byte) (msg, code string) {
+	t.Helper()
+	var e struct {
+		Error string `json:"error"`
+		Code  string `json:"code"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil || e.Error == "" || e.Code == "" {
+		t.Fatalf("body is not a JSON error {error, code}: %s", body)
+	}
+	return e.Error, e.Code
+}

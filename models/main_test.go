@@ -1,0 +1,9 @@
+package models_test
+
+import (
+	"testing"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
+)
+
+func TestMain(m *testing.M) { testdb.Main(m) }

@@ -1,0 +1,89 @@
+package models_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+type probeArgs struct{ JobID int64 }
+
+func (probeArgs) Kind() string { return "probe" }
+
+// A River job inserted with InsertTx in the same transaction as a state
+// change commits or rolls back with it (invariant 3).
+func TestInTxCarriesRiverInserts(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	ctx := context.Background()
+	owner := testdb.User(t, db, models.RoleMember)
+	client, err := river.NewClient(riverpgxv5.New(db.Pool), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	tests := map[string]struct {
+		fail      error
+		wantState string
+		wantJobs  int
+	}{
+		"commit":   {nil, models.JobScheduled, 1},
+		"rollback": {boom, models.JobQueued, 0},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			job := testdb.Job(t, db, owner, 1)
+			err := db.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+				if _, err := models.MoveJob(ctx, tx, job.ID, models.JobScheduled, "test", nil, testdb.Now); err != nil {
+					return err
+				}
+				if _, err := client.InsertTx(ctx, tx.PGX(), probeArgs{JobID: job.ID}, nil); err != nil {
+					return err
+				}
+				return tc.fail
+			})
+			if !errors.Is(err, tc.fail) {
+				t.Fatalf("InTx = %v, want %v", err, tc.fail)
+			}
+			got, _ := models.GetJob(ctx, db.Bun, job.ID)
+			if got.State != tc.wantState {
+				t.Errorf("job state %s, want %s", got.State, tc.wantState)
+			}
+			var n int
+			if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'probe' AND (args->>'JobID')::bigint = $1`, job.ID).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n != tc.wantJobs {
+				t.Errorf("%d river jobs, want %d", n, tc.wantJobs)
+			}
+		})
+	}
+}
+
+func TestInTxRollsBackOnPanic(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	ctx := context.Background()
+	func() {
+		defer func() { _ = recover() }()
+		_ = db.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+			if _, err := models.CreateUser(ctx, tx, "panic@example.com", "", ""); err != nil {
+				t.Fatal(err)
+			}
+			panic("mid-transaction")
+		})
+	}()
+	if _, err := models.GetUserByEmail(ctx, db.Bun, "panic@example.com"); !errors.Is(err, models.ErrNotFound) {
+		t.Fatalf("user written by a panicking transaction: %v", err)
+	}
+	// The pool is still usable afterwards.
+	if _, err := models.CreateUser(ctx, db.Bun, "after@example.com", "", ""); err != nil {
+		t.Fatal(err)
+	}
+}
