@@ -1,0 +1,105 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/browsertest"
+	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
+	"github.com/gpuscheduler/gpuscheduler/internal/node"
+	"github.com/gpuscheduler/gpuscheduler/internal/testserver"
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// startFakeNodes runs real node agents with simulated GPUs against s.
+func startFakeNodes(t *testing.T, s *testserver.Server, spec string) {
+	t.Helper()
+	fs, err := gpu.ParseFakeSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{}, fs.Nodes)
+	for i := range fs.Nodes {
+		name := fmt.Sprintf("sim-%d", i+1)
+		tok, _ := s.NodeToken(t, name)
+		a := &node.Agent{Client: apiclient.New(s.URL, tok), GPUs: gpu.NewFake(name, fs), Hostname: name, Logger: s.Logger, Interval: time.Second}
+		go func() { _ = a.Run(ctx); done <- struct{}{} }()
+	}
+	t.Cleanup(func() {
+		cancel()
+		for range fs.Nodes {
+			<-done
+		}
+	})
+}
+
+const utilJS = `Array.from(document.querySelectorAll('[data-testid=gpu-tile] [data-field=util]')).map(e => e.textContent.trim()).join(',')`
+
+// The overview page in a real browser: sign in through the dev form, see
+// 16 GPU tiles, and watch them change through SSE without a reload.
+func TestClusterPageIsLiveInBrowser(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	startFakeNodes(t, s, "2x8:H100-80GB")
+	tab := browsertest.New(t, 90*time.Second)
+
+	err := chromedp.Do(tab,
+		chromedp.Navigate(s.URL+"/"),
+		chromedp.WaitVisible(`#dev-email`),
+		chromedp.SetValue(`#dev-email`, "ana@example.com"),
+		chromedp.Click(`button[type=submit]`),
+		chromedp.WaitVisible(`[data-testid=gpu-tile]`),
+	)
+	if err != nil {
+		t.Fatalf("sign in and open the cluster page: %v", err)
+	}
+	// Both nodes register within a heartbeat or two; the page catches up live.
+	if _, err := chromedp.Run(tab, chromedp.Poll[bool](`document.querySelectorAll('[data-testid=gpu-tile]').length === 16`,
+		chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		n, _ := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=gpu-tile]').length`))
+		t.Fatalf("the page shows %d GPU tiles, want 16: %v", n, err)
+	}
+	before, err := chromedp.Run(tab, chromedp.Evaluate[string](`window.__sameDocument = true; `+utilJS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The page holds an open event stream...
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, body := s.Do(t, "GET", "/metrics", "", "")
+		if strings.Contains(string(body), "gpusched_sse_clients 1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the page did not open an SSE stream (gpusched_sse_clients never reached 1)")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	// ...and its tiles change without a reload (the marker survives).
+	changed := fmt.Sprintf(`window.__sameDocument === true && (%s) !== %q`, utilJS, before)
+	if _, err := chromedp.Run(tab, chromedp.Poll[bool](changed, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		t.Fatalf("GPU tiles did not change live: %v", err)
+	}
+	if dir := os.Getenv("GPUSCHED_SCREENSHOT_DIR"); dir != "" {
+		png, err := chromedp.Run(tab, chromedp.FullScreenshot(90))
+		if err == nil {
+			_ = os.WriteFile(filepath.Join(dir, "cluster.png"), png, 0o644)
+		}
+	}
+
+	// The API agrees with the page.
+	tok, _ := s.UserToken(t, models.RoleMember)
+	status, body := s.Do(t, "GET", "/api/v1/cluster/gpu-status", tok, "")
+	if status != 200 || !contains(body, `"totalGpus":16`) {
+		t.Fatalf("gpu-status: %d %s", status, body)
+	}
+}
