@@ -55,7 +55,7 @@ func TestPathFormat(t *testing.T) {
 
 func TestHashedPathImmutable(t *testing.T) {
 	a := mustNew(t)
-	types := map[string]string{".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+	types := map[string]string{".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml"}
 	if len(a.Names()) < 4 {
 		t.Fatalf("embedded files = %v, want at least 4", a.Names())
 	}

@@ -17,6 +17,9 @@ func (s *Server) routes(o Options) {
 	e.GET("/metrics", metricsHandler(o.Gatherer))
 	e.GET("/static/*", echo.WrapHandler(o.Static))
 	e.HEAD("/static/*", echo.WrapHandler(o.Static))
+	e.GET("/favicon.ico", func(c echo.Context) error {
+		return c.Redirect(http.StatusMovedPermanently, h.Asset("favicon.svg"))
+	})
 
 	// JSON API for people and scripts: personal tokens.
 	api := e.Group("/api/v1", middleware.BodyLimit("1M"))
