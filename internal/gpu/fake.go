@@ -65,7 +65,13 @@ type Fake struct {
 type fakeState struct {
 	target, util float64
 	memFrac      float64
+	user         string // who runs the simulated process while busy
+	pid          int
 }
+
+// fakeUsers run the simulated workloads: in a fresh dev cluster some GPUs
+// are busy with work started outside the scheduler, as in the spreadsheet days.
+var fakeUsers = []string{"ana", "bo", "chen", "dana", "eli", "farah"}
 
 // NewFake returns a simulated host called host with the spec's GPUs. The
 // same host name gives the same UUIDs and the same telemetry sequence.
@@ -88,12 +94,15 @@ func NewFake(host string, spec FakeSpec) *Fake {
 
 func (f *Fake) retarget(i int) {
 	s := &f.state[i]
-	if f.rng.Float64() < 0.45 {
-		s.target, s.memFrac = 0, 0.006
+	if f.rng.Float64() < 0.7 {
+		// The process exited: the GPU goes quiet at once.
+		s.target, s.util, s.memFrac, s.user, s.pid = 0, 0, 0.006, "", 0
 		return
 	}
 	s.target = 55 + f.rng.Float64()*44
 	s.memFrac = 0.35 + f.rng.Float64()*0.6
+	s.user = fakeUsers[f.rng.IntN(len(fakeUsers))]
+	s.pid = 1000 + f.rng.IntN(60000)
 }
 
 // Devices implements Provider.
@@ -119,13 +128,17 @@ func (f *Fake) Sample(context.Context) ([]Sample, error) {
 		if s.target == 0 && s.util < 3 {
 			util = 0
 		}
+		used := int64(float64(d.MemoryMiB)*s.memFrac) + int64(f.rng.IntN(64))
+		var procs []Process
+		if s.user != "" {
+			procs = []Process{{PID: s.pid, User: s.user, Name: "python", MemoryMiB: used - 500}}
+		}
 		out[i] = Sample{
-			UUID: d.UUID, UtilizationPct: util,
-			MemoryUsedMiB: int64(float64(d.MemoryMiB)*s.memFrac) + int64(f.rng.IntN(64)),
-			TemperatureC:  31 + int(s.util*0.42) + f.rng.IntN(3),
-			PowerW:        69 + int(s.util*5.9) + f.rng.IntN(12),
-			PowerLimitW:   700,
-			Health:        "ok",
+			UUID: d.UUID, UtilizationPct: util, MemoryUsedMiB: used, Processes: procs,
+			TemperatureC: 31 + int(s.util*0.42) + f.rng.IntN(3),
+			PowerW:       69 + int(s.util*5.9) + f.rng.IntN(12),
+			PowerLimitW:  700,
+			Health:       "ok",
 		}
 	}
 	return out, nil
