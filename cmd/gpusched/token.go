@@ -88,14 +88,18 @@ func newTokenCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				owners, err := tokenOwners(ctx, db)
+				if err != nil {
+					return err
+				}
 				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				fmt.Fprintln(w, "PREFIX\tKIND\tOWNER\tNAME\tCREATED\tLAST USED\tSTATE")
 				for _, t := range toks {
 					kind, owner := "user", ""
 					if t.NodeID != nil {
-						kind, owner = "node", fmt.Sprintf("node %d", *t.NodeID)
+						kind, owner = "node", owners.nodes[*t.NodeID]
 					} else {
-						owner = fmt.Sprintf("user %d", *t.UserID)
+						owner = owners.users[*t.UserID]
 					}
 					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Prefix, kind, owner, t.Name,
 						t.CreatedAt.Format(time.DateTime), when(t.LastUsedAt), tokenState(&t))
@@ -144,4 +148,26 @@ func tokenState(t *models.APIToken) string {
 		return "expired"
 	}
 	return "active"
+}
+
+// owners names the users and nodes tokens belong to.
+type owners struct{ users, nodes map[int64]string }
+
+func tokenOwners(ctx context.Context, db *database) (owners, error) {
+	o := owners{users: map[int64]string{}, nodes: map[int64]string{}}
+	users, err := models.ListUsers(ctx, db.Bun)
+	if err != nil {
+		return o, err
+	}
+	for _, u := range users {
+		o.users[u.ID] = u.Email
+	}
+	nodes, err := models.ListNodes(ctx, db.Bun)
+	if err != nil {
+		return o, err
+	}
+	for _, n := range nodes {
+		o.nodes[n.ID] = n.Name
+	}
+	return o, nil
 }

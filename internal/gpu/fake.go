@@ -122,12 +122,11 @@ func (f *Fake) Sample(context.Context) ([]Sample, error) {
 		if f.rng.Float64() < 0.04 {
 			f.retarget(i)
 		}
-		s.util += (s.target-s.util)*0.35 + f.rng.NormFloat64()*4
-		s.util = min(max(s.util, 0), 100)
-		util := int(s.util + 0.5)
-		if s.target == 0 && s.util < 3 {
-			util = 0
+		if s.target > 0 {
+			s.util += (s.target-s.util)*0.35 + f.rng.NormFloat64()*4
+			s.util = min(max(s.util, 1), 100)
 		}
+		util := int(s.util + 0.5)
 		used := int64(float64(d.MemoryMiB)*s.memFrac) + int64(f.rng.IntN(64))
 		var procs []Process
 		if s.user != "" {
