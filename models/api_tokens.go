@@ -41,6 +41,10 @@ type APIToken struct {
 	LastUsedAt *time.Time `bun:"last_used_at" json:"last_used_at,omitempty"`
 	ExpiresAt  *time.Time `bun:"expires_at" json:"expires_at,omitempty"`
 	RevokedAt  *time.Time `bun:"revoked_at" json:"revoked_at,omitempty"`
+
+	// User and Node are the owner, loaded with the token by AuthenticateToken.
+	User *User `bun:"rel:belongs-to,join:user_id=id" json:"-"`
+	Node *Node `bun:"rel:belongs-to,join:node_id=id" json:"-"`
 }
 
 // IsNode reports whether the token belongs to a node agent.
@@ -107,15 +111,16 @@ func createToken(ctx context.Context, db bun.IDB, tag string, t *APIToken) (stri
 	}
 }
 
-// AuthenticateToken finds the live token matching plain and compares its
-// hash in constant time. Any failure is ErrBadToken.
+// AuthenticateToken finds the live token matching plain, with its owner (user
+// or node) in the same query, and compares its hash in constant time. Any
+// failure is ErrBadToken.
 func AuthenticateToken(ctx context.Context, db bun.IDB, plain string, now time.Time) (*APIToken, error) {
 	prefix := TokenPrefix(plain)
 	if prefix == "" {
 		return nil, ErrBadToken
 	}
 	t := new(APIToken)
-	if err := db.NewSelect().Model(t).Where("prefix = ?", prefix).Scan(ctx); err != nil {
+	if err := db.NewSelect().Model(t).Relation("User").Relation("Node").Where("api_token.prefix = ?", prefix).Scan(ctx); err != nil {
 		if errors.Is(err, errNoRows) {
 			return nil, ErrBadToken
 		}

@@ -46,15 +46,15 @@ func (s *Server) bearer(kind tokenKind) echo.MiddlewareFunc {
 			case kind == nodeTokens && !tok.IsNode():
 				return handlers.Errorf(http.StatusForbidden, "not_node_token", "this route is for node agents; use a node token (gpusched token create --node NAME)")
 			case tok.IsNode():
-				if p.Node, err = models.GetNode(ctx, s.db.Bun, *tok.NodeID); err != nil {
+				if tok.Node == nil {
 					return handlers.ErrUnauthorized
 				}
+				p.Node = tok.Node
 			default:
-				u, err := models.GetUser(ctx, s.db.Bun, *tok.UserID)
-				if err != nil || u.DisabledAt != nil {
+				if tok.User == nil || tok.User.DisabledAt != nil {
 					return handlers.ErrUnauthorized
 				}
-				p.User = u
+				p.User = tok.User
 			}
 			s.touches.touch(tok.ID)
 			handlers.SetPrincipal(c, p)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -39,4 +41,10 @@ func newReq(method, url, body, token, contentType string) (*http.Request, error)
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	return req, nil
+}
+
+func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
+
+func registerBodyFor(prefix string, gpus int) string {
+	return strings.ReplaceAll(registerBody(gpus), "GPU-a-", "GPU-"+prefix+"-")
 }
