@@ -72,7 +72,9 @@ func benchHTTP(b *testing.B, path string, auth bool) {
 	if len(lat) == 0 {
 		return
 	}
-	pct := func(p float64) float64 { return float64(lat[min(len(lat)-1, int(float64(len(lat))*p))].Microseconds()) / 1000 }
+	pct := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(float64(len(lat))*p))].Microseconds()) / 1000
+	}
 	b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "req/s")
 	b.ReportMetric(pct(0.50), "p50-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")
