@@ -85,6 +85,9 @@ func RegisterNode(ctx context.Context, db bun.IDB, nodeID int64, hostname, versi
 	if _, err := db.NewUpdate().Model((*GPU)(nil)).Set("present = false").Where("node_id = ?", nodeID).Exec(ctx); err != nil {
 		return fmt.Errorf("models: register node %d: retire gpus: %w", nodeID, err)
 	}
+	if gpus == nil {
+		gpus = []GPUInventory{}
+	}
 	inv, err := json.Marshal(gpus)
 	if err != nil {
 		return fmt.Errorf("models: register node %d: %w", nodeID, err)
@@ -114,6 +117,9 @@ func RecordHeartbeat(ctx context.Context, db bun.IDB, nodeID int64, samples []GP
 		Set("status = ?", NodeUp).Set("last_heartbeat_at = ?", now).
 		Where("id = ?", nodeID).Exec(ctx); err != nil {
 		return false, nil, fmt.Errorf("models: heartbeat of node %d: %w", nodeID, err)
+	}
+	if samples == nil {
+		samples = []GPUTelemetry{}
 	}
 	for i := range samples {
 		if samples[i].Processes == nil {
