@@ -23,6 +23,7 @@ func (s *Server) routes(o Options) {
 
 	// JSON API for people and scripts: personal tokens.
 	api := e.Group("/api/v1", middleware.BodyLimit("1M"))
+	api.GET("/openapi.json", h.OpenAPI)
 	user := api.Group("", s.bearer(userTokens))
 	user.GET("/me", h.Me)
 	user.GET("/cluster/gpu-status", h.ClusterStatus)
