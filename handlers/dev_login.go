@@ -71,7 +71,7 @@ func (h *Handlers) DevLogin(c echo.Context) error {
 	if err := h.Sessions.Login(c, user.ID); err != nil {
 		return err
 	}
-	h.Logger.Info("dev sign-in", "user", user.Email)
+	h.log(c).Info("dev sign-in", "user", user.Email)
 	return c.Redirect(http.StatusSeeOther, next)
 }
 

@@ -65,3 +65,9 @@ func (h *Handlers) Page(c echo.Context, title, nav string) views.Page {
 	}
 	return p
 }
+
+// log returns the logger with the request's id, so a handler's lines join
+// the request line they belong to.
+func (h *Handlers) log(c echo.Context) *slog.Logger {
+	return h.Logger.With("request_id", c.Response().Header().Get(echo.HeaderXRequestID))
+}

@@ -40,7 +40,7 @@ func (h *Handlers) NodeRegister(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("handlers: register node %s: %w", node.Name, err)
 	}
-	h.Logger.Info("node registered", "node", node.Name, "hostname", req.Hostname, "gpus", len(inv), "agent_version", req.AgentVersion)
+	h.log(c).Info("node registered", "node", node.Name, "hostname", req.Hostname, "gpus", len(inv), "agent_version", req.AgentVersion)
 	return c.JSON(http.StatusOK, apiclient.RegisterNodeResponse{
 		NodeID:             node.ID,
 		Name:               node.Name,
