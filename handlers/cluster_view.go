@@ -73,6 +73,8 @@ func clusterView(nodes []models.NodeStatus, now time.Time) views.Cluster {
 				c.Totals.Free++
 			case "allocated":
 				c.Totals.Allocated++
+			case "foreign":
+				c.Totals.Foreign++
 			default:
 				c.Totals.Unavailable++
 			}

@@ -73,7 +73,7 @@ var gpuStates = map[string]string{
 	"held":        "Held",
 	"booked":      "Booked",
 	"unavailable": "Unavailable",
-	"foreign":     "Foreign",
+	"foreign":     "Outside use",
 }
 
 // StateClass is the CSS class for a GPU state, e.g. "free" -> "state-free";

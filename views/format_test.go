@@ -87,7 +87,7 @@ func TestStateClasses(t *testing.T) {
 		{"held", "state-held", "Held"},
 		{"booked", "state-booked", "Booked"},
 		{"unavailable", "state-unavailable", "Unavailable"},
-		{"foreign", "state-foreign", "Foreign"},
+		{"foreign", "state-foreign", "Outside use"},
 		{"", "state-unknown", "Unknown"},
 		{"weird\" onclick=x", "state-unknown", "weird\" onclick=x"},
 	} {

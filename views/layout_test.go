@@ -9,7 +9,7 @@ import (
 
 func TestLayoutSignedIn(t *testing.T) {
 	p := Page{
-		Title: "Queue", Nav: "queue", CSRF: `tok"</script><b>`, DevMode: true, Flash: "Saved <b>",
+		Title: "Cluster", Nav: "cluster", CSRF: `tok"</script><b>`, DevMode: true, Flash: "Saved <b>",
 		User:   &User{ID: 1, Email: "ada@example.com", Name: "Ada", Role: "member"},
 		Assets: func(name string) string { return "/static/h/" + name },
 	}
@@ -18,15 +18,14 @@ func TestLayoutSignedIn(t *testing.T) {
 		"<!doctype html>",
 		`<html lang="en">`,
 		`<meta name="viewport" content="width=device-width, initial-scale=1">`,
-		`<title>Queue · GPUScheduler</title>`,
+		`<title>Cluster · GPUScheduler</title>`,
 		`href="/static/h/app.css"`,
 		`src="/static/h/vendor/htmx-2.0.11.min.js" defer`,
 		`src="/static/h/vendor/htmx-ext-sse-2.2.4.js" defer`,
 		`<meta name="csrf-token" content="tok&#34;&lt;/script&gt;&lt;b&gt;">`,
 		// JSON (quote escaped, < and > as \u003c) and then HTML-escaped for the attribute.
 		`hx-headers="{&#34;X-CSRF-Token&#34;:&#34;tok\&#34;\u003c/script\u003e\u003cb\u003e&#34;}"`,
-		`<a href="/queue" aria-current="page">Queue</a>`,
-		`<a href="/">Cluster</a>`,
+		`<a href="/" aria-current="page">Cluster</a>`,
 		`data-testid="dev-badge"`,
 		`>Ada</span>`,
 		`action="/auth/logout"`,
@@ -39,7 +38,7 @@ func TestLayoutSignedIn(t *testing.T) {
 			t.Errorf("layout lacks %s", want)
 		}
 	}
-	for _, bad := range []string{`href="/admin"`, `href="/login"`, `</script><b>`} {
+	for _, bad := range []string{`href="/admin/river"`, `href="/login"`, `</script><b>`} {
 		if strings.Contains(html, bad) {
 			t.Errorf("layout contains %s", bad)
 		}
@@ -48,7 +47,7 @@ func TestLayoutSignedIn(t *testing.T) {
 
 func TestLayoutAdminAndSignedOut(t *testing.T) {
 	admin := render(t, Layout(Page{Nav: "admin", User: &User{Email: "root@example.com", Role: "admin"}}, templ.NopComponent))
-	for _, want := range []string{`<a href="/admin" aria-current="page">Admin</a>`, `>root@example.com</span>`, `<title>GPUScheduler</title>`, `href="/static/app.css"`} {
+	for _, want := range []string{`<a href="/admin/river" aria-current="page">Background jobs</a>`, `>root@example.com</span>`, `<title>GPUScheduler</title>`, `href="/static/app.css"`} {
 		if !strings.Contains(admin, want) {
 			t.Errorf("admin layout lacks %s", want)
 		}
@@ -57,7 +56,7 @@ func TestLayoutAdminAndSignedOut(t *testing.T) {
 	if !strings.Contains(out, `href="/login">Sign in</a>`) {
 		t.Error("signed-out layout lacks the sign-in link")
 	}
-	for _, bad := range []string{`/auth/logout`, `href="/admin"`, `dev-badge`, `data-testid="flash"`, `aria-current`} {
+	for _, bad := range []string{`/auth/logout`, `href="/admin/river"`, `dev-badge`, `data-testid="flash"`, `aria-current`} {
 		if strings.Contains(out, bad) {
 			t.Errorf("signed-out layout contains %s", bad)
 		}

@@ -75,6 +75,8 @@ type ClusterTotals struct {
 	Nodes, NodesUp                int
 	GPUs, Free, Allocated         int
 	Unavailable                   int
+	// Foreign GPUs run processes the scheduler did not start.
+	Foreign int
 	AvgUtilizationPct             float64
 	MemoryUsedMiB, MemoryTotalMiB int64
 }

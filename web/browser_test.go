@@ -90,7 +90,7 @@ func TestClusterPageIsLiveInBrowser(t *testing.T) {
 		t.Fatalf("GPU tiles did not change live: %v", err)
 	}
 	if dir := os.Getenv("GPUSCHED_SCREENSHOT_DIR"); dir != "" {
-		png, err := chromedp.Run(tab, chromedp.FullScreenshot(90))
+		png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
 		if err == nil {
 			_ = os.WriteFile(filepath.Join(dir, "cluster.png"), png, 0o644)
 		}
