@@ -19,6 +19,7 @@ const embeddedDatabase = "gpusched"
 type database struct {
 	*models.DB
 	embedded *pgembed.Server // nil unless this process started it
+	logger   *slog.Logger
 }
 
 // openDatabase connects to cfg.DatabaseURL; without one it uses the embedded
@@ -26,7 +27,7 @@ type database struct {
 // terminal can run admin commands) or one it starts and later stops.
 func openDatabase(ctx context.Context, cfg Config, logger *slog.Logger, migrate bool) (*database, error) {
 	url := cfg.DatabaseURL
-	d := &database{}
+	d := &database{logger: logger}
 	if url == "" {
 		dir := filepath.Join(cfg.DataDir, "postgres")
 		if running, ok := pgembed.Running(dir, embeddedDatabase); ok {

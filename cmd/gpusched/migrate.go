@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -16,21 +17,14 @@ func newMigrateCmd() *cobra.Command {
 		Short: "Apply the database schema (ours and River's); serve does this at start too",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, logger, err := commandSetup(cmd)
-			if err != nil {
+			return withDB(cmd, func(ctx context.Context, db *database) error {
+				applied, riverOK, err := migrations.New(db.Pool, db.logger).Status(ctx)
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(cmd.OutOrStdout(), "schema at version %d (latest %d); River current: %t\n", applied, migrations.Latest(), riverOK)
 				return err
-			}
-			db, err := openDatabase(cmd.Context(), cfg, logger, true)
-			if err != nil {
-				return err
-			}
-			defer db.close(logger)
-			applied, riverOK, err := migrations.New(db.Pool, logger).Status(cmd.Context())
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "schema at version %d (latest %d); River current: %t\n", applied, migrations.Latest(), riverOK)
-			return nil
+			})
 		},
 	}
 	var steps int
@@ -40,16 +34,9 @@ func newMigrateCmd() *cobra.Command {
 		Short: "Roll back the newest schema steps",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, logger, err := commandSetup(cmd)
-			if err != nil {
-				return err
-			}
-			db, err := openDatabase(cmd.Context(), cfg, logger, false)
-			if err != nil {
-				return err
-			}
-			defer db.close(logger)
-			return migrations.New(db.Pool, logger).Down(cmd.Context(), steps, river)
+			return withDatabase(cmd, false, func(ctx context.Context, db *database) error {
+				return migrations.New(db.Pool, db.logger).Down(ctx, steps, river)
+			})
 		},
 	}
 	down.Flags().IntVar(&steps, "steps", 1, "how many steps to roll back")

@@ -94,11 +94,16 @@ func newUserCmd() *cobra.Command {
 
 // withDB runs fn with a migrated database, closing it afterwards.
 func withDB(cmd *cobra.Command, fn func(ctx context.Context, db *database) error) error {
+	return withDatabase(cmd, true, fn)
+}
+
+// withDatabase runs fn with the database, migrated first if migrate is set.
+func withDatabase(cmd *cobra.Command, migrate bool, fn func(ctx context.Context, db *database) error) error {
 	cfg, logger, err := commandSetup(cmd)
 	if err != nil {
 		return err
 	}
-	db, err := openDatabase(cmd.Context(), cfg, logger, true)
+	db, err := openDatabase(cmd.Context(), cfg, logger, migrate)
 	if err != nil {
 		return err
 	}
