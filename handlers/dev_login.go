@@ -18,6 +18,9 @@ import (
 // way in from a browser is the dev sign-in, and only in --dev on loopback.
 func (h *Handlers) LoginPage(c echo.Context) error {
 	next := safeNext(c.QueryParam("next"))
+	if userOf(c) != nil {
+		return c.Redirect(http.StatusSeeOther, next)
+	}
 	if !h.Config.DevLogin {
 		return render(c, http.StatusOK, views.ErrorPageView(h.Page(c, "Sign in", ""), views.ErrorPage{
 			Status: http.StatusServiceUnavailable, Title: "No sign-in configured",

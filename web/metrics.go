@@ -39,8 +39,8 @@ func (m *Metrics) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
 		err := next(c)
-		route := c.Path()
-		if route == "" || c.Response().Status == 404 && err != nil {
+		route := c.Path() // unknown paths fall on catch-all routes: bounded labels
+		if route == "" {
 			route = "unmatched"
 		}
 		status := c.Response().Status

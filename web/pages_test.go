@@ -81,6 +81,15 @@ func TestDevLoginFlow(t *testing.T) {
 		t.Fatalf("cluster page after login: %d\n%s", resp.StatusCode, body)
 	}
 
+	// Someone signed in who opens the sign-in page goes where they wanted.
+	resp, err = ana.Get(s.URL + "/login?next=%2Fadmin%2Friver")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/admin/river" {
+		t.Fatalf("GET /login when signed in: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
 	// Signing out ends the session.
 	token := s.CSRF(t, ana)
 	resp, err = ana.PostForm(s.URL+"/auth/logout", url.Values{"_csrf": {token}})

@@ -18,9 +18,8 @@ import (
 var sseTopics = []string{"jobs", "gpus", "nodes", "bookings"}
 
 // Hub pushes change signals from PostgreSQL LISTEN/NOTIFY to browsers as
-// named SSE events. Bursts are coalesced: each topic fires at most once per
-// Coalesce window, so a hundred heartbeats a second cost a browser one
-// refresh. Pages react with htmx (`hx-trigger="sse:gpus"`) and poll as a
+// named SSE events. Bursts are coalesced: each topic fires at most once a
+// second, so a hundred heartbeats a second cost a browser one refresh. Pages react with htmx (`hx-trigger="sse:gpus"`) and poll as a
 // fallback when the stream is unavailable.
 type Hub struct {
 	listener  *models.Listener
@@ -33,7 +32,7 @@ type Hub struct {
 
 // NewHub returns a hub over listener.
 func NewHub(listener *models.Listener, logger *slog.Logger, metrics *Metrics) *Hub {
-	return &Hub{listener: listener, logger: logger, metrics: metrics, coalesce: 500 * time.Millisecond, keepalive: 20 * time.Second, done: make(chan struct{})}
+	return &Hub{listener: listener, logger: logger, metrics: metrics, coalesce: time.Second, keepalive: 20 * time.Second, done: make(chan struct{})}
 }
 
 // Close ends every open stream, so a graceful shutdown need not wait for

@@ -31,12 +31,19 @@ func (s *Server) Login(t testing.TB, email string) *http.Client {
 	return c
 }
 
-// CSRF loads the sign-in page with c and returns the CSRF token it carries.
+// CSRF loads a page with c (the sign-in page, or where it sends someone
+// already signed in) and returns the CSRF token it carries.
 func (s *Server) CSRF(t testing.TB, c *http.Client) string {
 	t.Helper()
 	resp, err := c.Get(s.URL + "/login")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if resp.StatusCode == http.StatusSeeOther {
+		resp.Body.Close()
+		if resp, err = c.Get(s.URL + resp.Header.Get("Location")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
