@@ -72,11 +72,11 @@ type Cluster struct {
 
 // ClusterTotals are the headline numbers above the GPU grid.
 type ClusterTotals struct {
-	Nodes, NodesUp                int
-	GPUs, Free, Allocated         int
-	Unavailable                   int
+	Nodes, NodesUp        int
+	GPUs, Free, Allocated int
+	Unavailable           int
 	// Foreign GPUs run processes the scheduler did not start.
-	Foreign int
+	Foreign                       int
 	AvgUtilizationPct             float64
 	MemoryUsedMiB, MemoryTotalMiB int64
 }
