@@ -127,7 +127,7 @@ func TestFindBinariesHere(t *testing.T) {
 	t.Parallel()
 	dir, err := FindBinaries()
 	if errors.Is(err, ErrNoBinaries) {
-		t.Skip("no PostgreSQL here")
+		t.Fatal("the tests need PostgreSQL's server binaries (apt-get install postgresql)")
 	}
 	if err != nil || !hasAll(dir) {
 		t.Fatalf("FindBinaries = %q, %v", dir, err)

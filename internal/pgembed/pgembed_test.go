@@ -18,7 +18,7 @@ import (
 func needBinaries(t *testing.T) {
 	t.Helper()
 	if _, err := FindBinaries(); err != nil {
-		t.Skipf("no PostgreSQL binaries: %v", err)
+		t.Fatalf("these tests need PostgreSQL's server binaries (apt-get install postgresql): %v", err)
 	}
 }
 
