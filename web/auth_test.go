@@ -13,7 +13,7 @@ func TestBearerAuth(t *testing.T) {
 	t.Parallel()
 	s := testserver.New(t)
 	ctx := context.Background()
-	good, user := s.UserToken(t, models.RoleMember)
+	good, _ := s.UserToken(t, models.RoleMember)
 	revoked, _ := s.UserToken(t, models.RoleMember)
 	if _, err := models.RevokeToken(ctx, s.DB.Bun, revoked, nil, testNow()); err != nil {
 		t.Fatal(err)
@@ -65,7 +65,6 @@ func TestBearerAuth(t *testing.T) {
 			}
 		})
 	}
-	_ = user
 }
 
 func TestMeShowsTheTokensUser(t *testing.T) {
