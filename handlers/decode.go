@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,22 +20,32 @@ const maxJSONBody = 1 << 20
 // the content type must be JSON, unknown fields and trailing data are
 // refused, and every failure is a 400 (or 413/415) that says what is wrong.
 func decodeJSON(c echo.Context, v any) error {
+	_, err := readJSON(c, v)
+	return err
+}
+
+// readJSON is decodeJSON that also returns the raw body (for idempotency).
+func readJSON(c echo.Context, v any) ([]byte, error) {
 	r := c.Request()
 	if ct := r.Header.Get(echo.HeaderContentType); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != echo.MIMEApplicationJSON && !strings.HasSuffix(mt, "+json")) {
-			return Errorf(http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as application/json, not %q", ct)
+			return nil, Errorf(http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as application/json, not %q", ct)
 		}
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(c.Response(), r.Body, maxJSONBody))
+	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), r.Body, maxJSONBody))
+	if err != nil {
+		return nil, jsonError(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return jsonError(err)
+		return nil, jsonError(err)
 	}
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		return Errorf(http.StatusBadRequest, "invalid_json", "the body must hold exactly one JSON object")
+		return nil, Errorf(http.StatusBadRequest, "invalid_json", "the body must hold exactly one JSON object")
 	}
-	return nil
+	return body, nil
 }
 
 func jsonError(err error) error {

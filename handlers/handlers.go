@@ -45,6 +45,15 @@ type Handlers struct {
 	Sessions   Sessions
 	Migrations Migrations
 	Asset      func(name string) string
+	// Listener delivers change signals (blocking allocate waits on it).
+	Listener *models.Listener
+	// CanRun reports whether jobs of an executor ("lease", "node", "ray")
+	// can run on this server.
+	CanRun func(executor string) bool
+	// Stop asks a job's executor to stop it (cancel), in tx.
+	Stop func(ctx context.Context, tx *models.Tx, j *models.Job, reason string) error
+
+	capCache capacityCache
 }
 
 // render writes a templ component as an HTML response.

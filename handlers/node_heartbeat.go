@@ -32,15 +32,21 @@ func (h *Handlers) NodeHeartbeat(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var unknown []string
+	var reregister bool
 	err = h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
-		cameBack, unk, err := models.RecordHeartbeat(ctx, tx, node.ID, samples, h.Now())
+		res, err := models.RecordHeartbeat(ctx, tx, node.ID, samples, h.Now())
 		if err != nil {
 			return err
 		}
-		unknown = unk
-		if cameBack {
+		reregister = len(res.Unknown) > 0 || res.Unregistered
+		if res.CameBack {
 			if err := models.Notify(ctx, tx, models.ChannelNodes, fmt.Sprint(node.ID)); err != nil {
+				return err
+			}
+		}
+		if res.AvailabilityChanged {
+			// GPUs turned healthy or idle (or the reverse): worth a scheduling pass.
+			if err := models.Notify(ctx, tx, models.ChannelScheduler, "heartbeat"); err != nil {
 				return err
 			}
 		}
@@ -49,7 +55,7 @@ func (h *Handlers) NodeHeartbeat(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("handlers: heartbeat of node %s: %w", node.Name, err)
 	}
-	return c.JSON(http.StatusOK, apiclient.HeartbeatResponse{Reregister: len(unknown) > 0 || node.Status == models.NodeNew})
+	return c.JSON(http.StatusOK, apiclient.HeartbeatResponse{Reregister: reregister})
 }
 
 func validateSamples(req apiclient.HeartbeatRequest) ([]models.GPUTelemetry, error) {

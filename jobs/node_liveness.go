@@ -26,12 +26,12 @@ func (NodeLivenessArgs) InsertOpts() river.InsertOpts {
 // every replica (pages, scheduler) through NOTIFY in the same transaction.
 type NodeLivenessWorker struct {
 	river.WorkerDefaults[NodeLivenessArgs]
-	deps Deps
+	deps *Deps
 }
 
 // Work runs one sweep.
 func (w *NodeLivenessWorker) Work(ctx context.Context, _ *river.Job[NodeLivenessArgs]) error {
-	return SweepNodes(ctx, w.deps)
+	return SweepNodes(ctx, *w.deps)
 }
 
 // SweepNodes marks stale nodes down in one transaction.

@@ -23,7 +23,7 @@ func TestSweepNodes(t *testing.T) {
 	stale, _ := testdb.Node(t, db, 1) // last heartbeat at testdb.Now
 	fresh, _ := testdb.Node(t, db, 1)
 	now := testdb.Now.Add(time.Minute)
-	if _, _, err := models.RecordHeartbeat(ctx, db.Bun, fresh.ID, nil, now.Add(-5*time.Second)); err != nil {
+	if _, err := models.RecordHeartbeat(ctx, db.Bun, fresh.ID, nil, now.Add(-5*time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	listener := models.NewListener(db.Pool, quiet())
@@ -69,7 +69,7 @@ func TestRiverRunsNodeLiveness(t *testing.T) {
 	db := testdb.New(t)
 	ctx := context.Background()
 	node, _ := testdb.Node(t, db, 1)
-	client, err := jobs.NewClient(jobs.Deps{DB: db, Logger: quiet(), Now: time.Now, Config: jobs.Config{NodeDownAfter: time.Second, Workers: 2}})
+	client, err := jobs.NewClient(&jobs.Deps{DB: db, Logger: quiet(), Now: time.Now, Config: jobs.Config{NodeDownAfter: time.Second, Workers: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}

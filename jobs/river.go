@@ -19,36 +19,56 @@ type Config struct {
 	// NodeDownAfter is how long a node may miss heartbeats before it is
 	// marked down and its GPUs stop being offered.
 	NodeDownAfter time.Duration
-	// Workers is how many jobs run at once in this process.
+	// Workers is how many general jobs run at once in this process.
 	Workers int
+	// PassEvery is the safety-net period of scheduling passes; changes
+	// trigger passes at once through the Kicker.
+	PassEvery time.Duration
 }
 
-// Deps are what workers need.
+// Deps are what workers need. River is set by NewClient.
 type Deps struct {
-	DB     *models.DB
-	Logger *slog.Logger
-	Now    func() time.Time
-	Config Config
+	DB        *models.DB
+	Logger    *slog.Logger
+	Now       func() time.Time
+	Config    Config
+	Executors Executors
+	River     *river.Client[pgx.Tx]
 }
 
 // NewClient builds the River client with every worker and periodic job
-// registered. Several replicas may run one each: River elects one leader for
-// periodic jobs and spreads the rest.
-func NewClient(d Deps) (*river.Client[pgx.Tx], error) {
+// registered, and sets d.River. Several replicas may run one each: River
+// elects one leader for periodic jobs and spreads the rest.
+func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
+	if d.Executors == nil {
+		d.Executors = Executors{}
+	}
+	if d.Config.PassEvery <= 0 {
+		d.Config.PassEvery = 30 * time.Second
+	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &NodeLivenessWorker{deps: d})
+	river.AddWorker(workers, &SchedulePassWorker{deps: d})
+	river.AddWorker(workers, &DispatchWorker{deps: d})
+	river.AddWorker(workers, &StopWorker{deps: d})
+	river.AddWorker(workers, &LeaseExpiryWorker{deps: d})
 
-	n := max(d.Config.Workers, 1)
 	client, err := river.NewClient(riverpgxv5.New(d.DB.Pool), &river.Config{
-		Logger:       d.Logger.With("component", "river"),
-		Queues:       map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: n}},
-		Workers:      workers,
-		PeriodicJobs: periodicJobs(d.Config),
-		JobTimeout:   time.Minute,
+		Logger: d.Logger.With("component", "river"),
+		Queues: map[string]river.QueueConfig{
+			river.QueueDefault: {MaxWorkers: max(d.Config.Workers, 1)},
+			QueueScheduler:     {MaxWorkers: 1},
+		},
+		// Passes are latency-sensitive: pick new jobs up quickly.
+		FetchCooldown: 5 * time.Millisecond,
+		Workers:       workers,
+		PeriodicJobs:  periodicJobs(d.Config),
+		JobTimeout:    time.Minute,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("jobs: new river client: %w", err)
 	}
+	d.River = client
 	return client, nil
 }
 
@@ -58,5 +78,11 @@ func periodicJobs(cfg Config) []*river.PeriodicJob {
 		river.NewPeriodicJob(river.PeriodicInterval(every),
 			func() (river.JobArgs, *river.InsertOpts) { return NodeLivenessArgs{}, nil },
 			&river.PeriodicJobOpts{ID: "node_liveness", RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(cfg.PassEvery),
+			func() (river.JobArgs, *river.InsertOpts) { return SchedulePassArgs{Reason: "periodic"}, nil },
+			&river.PeriodicJobOpts{ID: "schedule_pass", RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(10*time.Second),
+			func() (river.JobArgs, *river.InsertOpts) { return LeaseExpiryArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "lease_expiry", RunOnStart: true}),
 	}
 }

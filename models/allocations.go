@@ -73,3 +73,23 @@ func LiveAllocations(ctx context.Context, db bun.IDB) ([]Allocation, error) {
 	}
 	return out, nil
 }
+
+// JobGPU is a GPU a job holds, with its node's name.
+type JobGPU struct {
+	bun.BaseModel `bun:"table:gpus,alias:gpu"`
+	GPU
+	NodeName string `bun:"node_name"`
+}
+
+// JobGPUs returns the GPUs a job holds now, by node and index.
+func JobGPUs(ctx context.Context, db bun.IDB, jobID int64) ([]JobGPU, error) {
+	var out []JobGPU
+	err := db.NewSelect().Model((*GPU)(nil)).ColumnExpr("gpu.*, n.name AS node_name").
+		Join("JOIN nodes AS n ON n.id = gpu.node_id").
+		Join("JOIN allocations AS a ON a.gpu_id = gpu.id AND a.released_at IS NULL").
+		Where("a.job_id = ?", jobID).OrderExpr("n.name, gpu.idx").Scan(ctx, &out)
+	if err != nil {
+		return nil, fmt.Errorf("models: gpus of job %d: %w", jobID, err)
+	}
+	return out, nil
+}

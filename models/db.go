@@ -22,16 +22,34 @@ var ErrNotFound = errors.New("not found")
 // ErrConflict is returned when a write would break a uniqueness rule.
 var ErrConflict = errors.New("conflict")
 
-// DB is the database handle every part of the control plane shares: one pgx
-// pool, seen by bun through database/sql and by River directly.
+// DB is the database handle every part of the control plane shares. Pool
+// serves River and the listener (parameterised queries, prepared and
+// cached). Bun runs over its own pool in pgx's simple protocol: bun inlines
+// every value into the SQL text, so each statement is new to the server and
+// preparing it would cost a round trip and pollute the statement cache.
 type DB struct {
 	Pool *pgxpool.Pool
 	Bun  *bun.DB
+
+	bunPool *pgxpool.Pool
 }
 
 // Open connects to url (a PostgreSQL connection string) and checks the
-// connection.
+// connection. maxConns caps each of the two pools.
 func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
+	pool, err := newPool(ctx, url, maxConns, pgx.QueryExecModeCacheStatement)
+	if err != nil {
+		return nil, err
+	}
+	bunPool, err := newPool(ctx, url, maxConns, pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &DB{Pool: pool, bunPool: bunPool, Bun: bun.NewDB(stdlib.OpenDBFromPool(bunPool), pgdialect.New())}, nil
+}
+
+func newPool(ctx context.Context, url string, maxConns int32, mode pgx.QueryExecMode) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("models: parse database url: %w", err)
@@ -40,6 +58,7 @@ func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
 		cfg.MaxConns = maxConns
 	}
 	cfg.MaxConnIdleTime = 5 * time.Minute
+	cfg.ConnConfig.DefaultQueryExecMode = mode
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("models: open pool: %w", err)
@@ -50,12 +69,13 @@ func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("models: connect to database: %w", err)
 	}
-	return &DB{Pool: pool, Bun: bun.NewDB(stdlib.OpenDBFromPool(pool), pgdialect.New())}, nil
+	return pool, nil
 }
 
-// Close closes bun's handle and the pool.
+// Close closes bun's handle and both pools.
 func (db *DB) Close() {
 	_ = db.Bun.Close()
+	db.bunPool.Close()
 	db.Pool.Close()
 }
 

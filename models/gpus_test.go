@@ -59,14 +59,14 @@ func TestHeartbeatOnlyTouchesOwnGPUs(t *testing.T) {
 	theirs, _ := testdb.Node(t, db, 1)
 	theirUUID := presentUUIDs(t, db, theirs.ID)[0]
 	myUUID := presentUUIDs(t, db, mine.ID)[0]
-	_, unknown, err := models.RecordHeartbeat(ctx, db.Bun, mine.ID, []models.GPUTelemetry{
+	res, err := models.RecordHeartbeat(ctx, db.Bun, mine.ID, []models.GPUTelemetry{
 		{UUID: myUUID, UtilizationPct: 90, Health: "ok"},
 		{UUID: theirUUID, UtilizationPct: 77, Health: "ok"},
 	}, testdb.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff([]string{theirUUID}, unknown); d != "" {
+	if d := cmp.Diff([]string{theirUUID}, res.Unknown); d != "" {
 		t.Fatalf("unknown (-want +got)\n%s", d)
 	}
 	var util int

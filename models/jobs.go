@@ -10,10 +10,13 @@ import (
 
 // Executors a job may run on.
 const (
-	ExecutorLocal = "local" // the node agent starts the command
+	ExecutorLease = "lease" // GPUs only: the client runs its own process (gpu-allocate, gpusched run)
+	ExecutorNode  = "node"  // the node agent starts the command
 	ExecutorRay   = "ray"   // handed to a Ray cluster
-	ExecutorNone  = "none"  // GPUs only: the user's own process runs (gpusched run, /acquire)
 )
+
+// Executors lists every executor.
+var Executors = []string{ExecutorLease, ExecutorNode, ExecutorRay}
 
 // Job is a request for GPUs, and what runs on them.
 type Job struct {
@@ -45,10 +48,25 @@ type Job struct {
 	StartedAt          *time.Time        `bun:"started_at" json:"started_at,omitempty"`
 	EndedAt            *time.Time        `bun:"ended_at" json:"ended_at,omitempty"`
 	UpdatedAt          time.Time         `bun:"updated_at,notnull" json:"updated_at"`
+
+	// The scheduler's latest word on a pending job.
+	QueuePosition    *int       `bun:"queue_position" json:"queue_position,omitempty"`
+	PendingCode      string     `bun:"pending_code,notnull" json:"pending_code,omitempty"`
+	PendingReason    string     `bun:"pending_reason,notnull" json:"pending_reason,omitempty"`
+	EstimatedStartAt *time.Time `bun:"estimated_start_at" json:"estimated_start_at,omitempty"`
+	Score            *float64   `bun:"score" json:"score,omitempty"`
+	ExplainedAt      *time.Time `bun:"explained_at" json:"explained_at,omitempty"`
+	// LeaseExpiresAt ends a lease job's hold on its GPUs unless renewed.
+	LeaseExpiresAt *time.Time `bun:"lease_expires_at" json:"lease_expires_at,omitempty"`
+	// LeaseTTLS is how long a lease lasts once granted; nil: until released.
+	LeaseTTLS *int64 `bun:"lease_ttl_s" json:"lease_ttl_s,omitempty"`
+	// ClientRef is the caller's own name for the job (the design's job_id).
+	ClientRef string `bun:"client_ref,notnull" json:"client_ref,omitempty"`
 }
 
-// CreateJob inserts j as queued, with its first job_events row, and signals
-// the change. Call it inside a transaction.
+// CreateJob inserts j as queued together with its first job_events row and
+// the change signal, in one statement (so it is atomic even outside a
+// transaction, and costs one round trip on the submit path).
 func CreateJob(ctx context.Context, db bun.IDB, j *Job, now time.Time) error {
 	j.State = JobQueued
 	j.SubmittedAt, j.UpdatedAt = now, now
@@ -56,19 +74,22 @@ func CreateJob(ctx context.Context, db bun.IDB, j *Job, now time.Time) error {
 		j.Env = map[string]string{}
 	}
 	if j.Executor == "" {
-		j.Executor = ExecutorLocal
+		j.Executor = ExecutorNode
 	}
 	if j.Priority == 0 {
 		j.Priority = 2
 	}
-	if _, err := db.NewInsert().Model(j).Returning("*").Exec(ctx); err != nil {
+	err := db.NewSelect().
+		With("j", db.NewInsert().Model(j).Returning("*")).
+		With("e", db.NewRaw(`INSERT INTO job_events (job_id, to_state, reason, actor_user_id, created_at)
+			SELECT id, 'queued', 'submitted', owner_id, ? FROM j`, now)).
+		With("n", db.NewRaw(`SELECT pg_notify(?, (SELECT id FROM j)::text)`, ChannelJobs)).
+		TableExpr("j, n").ColumnExpr("j.*").
+		Scan(ctx, j)
+	if err != nil {
 		return fmt.Errorf("models: create job: %w", err)
 	}
-	ev := &JobEvent{JobID: j.ID, ToState: JobQueued, Reason: "submitted", ActorUserID: &j.OwnerID, CreatedAt: now}
-	if _, err := db.NewInsert().Model(ev).Exec(ctx); err != nil {
-		return fmt.Errorf("models: record submission of job %d: %w", j.ID, err)
-	}
-	return Notify(ctx, db, ChannelJobs, fmt.Sprintf("%d", j.ID))
+	return nil
 }
 
 // GetJob returns the job with id.

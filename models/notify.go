@@ -16,10 +16,16 @@ const (
 	ChannelGPUs     = "gpusched_gpus"
 	ChannelNodes    = "gpusched_nodes"
 	ChannelBookings = "gpusched_bookings"
+	// ChannelScheduler carries what else may let a job start: a GPU freed
+	// from outside use or healed, a policy change, scheduling resumed.
+	ChannelScheduler = "gpusched_scheduler"
+	// ChannelTokens says tokens or users changed: caches of authenticated
+	// tokens must be dropped.
+	ChannelTokens = "gpusched_tokens"
 )
 
 // Channels lists every channel a Listener subscribes to.
-var Channels = []string{ChannelJobs, ChannelGPUs, ChannelNodes, ChannelBookings}
+var Channels = []string{ChannelJobs, ChannelGPUs, ChannelNodes, ChannelBookings, ChannelScheduler, ChannelTokens}
 
 // Notify sends a change signal on channel with a short payload. Sent inside a
 // transaction, it is delivered only if and when the transaction commits.

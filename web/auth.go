@@ -31,13 +31,18 @@ func (s *Server) bearer(kind tokenKind) echo.MiddlewareFunc {
 			if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(plain) == "" {
 				return handlers.ErrUnauthorized
 			}
-			ctx := c.Request().Context()
-			tok, err := models.AuthenticateToken(ctx, s.db.Bun, strings.TrimSpace(plain), s.now())
-			if errors.Is(err, models.ErrBadToken) {
-				return handlers.ErrUnauthorized
-			}
-			if err != nil {
-				return fmt.Errorf("web: authenticate token: %w", err)
+			plain = strings.TrimSpace(plain)
+			tok, ok := s.tokens.get(plain)
+			if !ok {
+				var err error
+				tok, err = models.AuthenticateToken(c.Request().Context(), s.db.Bun, plain, s.now())
+				if errors.Is(err, models.ErrBadToken) {
+					return handlers.ErrUnauthorized
+				}
+				if err != nil {
+					return fmt.Errorf("web: authenticate token: %w", err)
+				}
+				s.tokens.put(plain, tok)
 			}
 			p := &handlers.Principal{Token: tok}
 			switch {

@@ -22,7 +22,7 @@ func readAll(t *testing.T, resp *http.Response) []byte {
 	return b
 }
 
-func mustJSON(t *testing.T, body []byte, v any) {
+func mustJSON(t testing.TB, body []byte, v any) {
 	t.Helper()
 	if err := json.Unmarshal(body, v); err != nil {
 		t.Fatalf("decode %s: %v", body, err)

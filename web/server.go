@@ -24,6 +24,7 @@ import (
 type Options struct {
 	Handlers *handlers.Handlers
 	DB       *models.DB
+	Listener *models.Listener
 	Sessions *Sessions
 	Hub      *Hub
 	Metrics  *Metrics
@@ -45,6 +46,8 @@ type Server struct {
 	sessions *Sessions
 	hub      *Hub
 	touches  *tokenTouches
+	tokens   *tokenCache
+	listener *models.Listener
 	logger   *slog.Logger
 	now      func() time.Time
 }
@@ -56,6 +59,7 @@ func New(o Options) *Server {
 	s := &Server{
 		Echo: e, h: o.Handlers, db: o.DB, sessions: o.Sessions, hub: o.Hub, logger: o.Logger, now: o.Now,
 		touches: newTokenTouches(o.DB, o.Logger, o.Now),
+		tokens:  newTokenCache(30*time.Second, o.Now), listener: o.Listener,
 	}
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}))
@@ -82,9 +86,10 @@ func New(o Options) *Server {
 	return s
 }
 
-// Run does the server's background work (batched token bookkeeping) until
-// ctx ends.
+// Run does the server's background work (batched token bookkeeping, token
+// cache invalidation) until ctx ends.
 func (s *Server) Run(ctx context.Context) {
+	go s.tokens.watch(ctx, s.listener)
 	s.touches.run(ctx, 15*time.Second)
 }
 

@@ -70,8 +70,9 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 		jobs.NewQueueDepthCollector(db.Pool))
 	metrics := web.NewMetrics(reg)
 
-	riverClient, err := jobs.NewClient(jobs.Deps{DB: db.DB, Logger: logger, Now: now,
-		Config: jobs.Config{NodeDownAfter: cfg.NodeDownAfter, Workers: 10}})
+	deps := &jobs.Deps{DB: db.DB, Logger: logger, Now: now,
+		Config: jobs.Config{NodeDownAfter: cfg.NodeDownAfter, Workers: 10}}
+	riverClient, err := jobs.NewClient(deps)
 	if err != nil {
 		return err
 	}
@@ -90,10 +91,11 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	listener := models.NewListener(db.Pool, logger)
 	h := &handlers.Handlers{
 		DB: db.DB, Logger: logger, Now: now, Sessions: sessions, Migrations: migrations.New(db.Pool, logger), Asset: assets.Path,
+		Listener: listener, CanRun: deps.Executors.Has, Stop: deps.Stop,
 		Config: handlers.Config{Version: version, Dev: cfg.Dev, DevLogin: devLogin, Admins: cfg.Admins, HeartbeatInterval: cfg.HeartbeatInterval},
 	}
 	srv := web.New(web.Options{
-		Handlers: h, DB: db.DB, Sessions: sessions, Hub: web.NewHub(listener, logger, metrics), Metrics: metrics,
+		Handlers: h, DB: db.DB, Listener: listener, Sessions: sessions, Hub: web.NewHub(listener, logger, metrics), Metrics: metrics,
 		Gatherer: reg, Static: assets, RiverUI: riverUI, Logger: logger, Now: now,
 		SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://"),
 	})
@@ -109,6 +111,8 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	var wg sync.WaitGroup
 	wg.Go(func() { listener.Run(bg) })
 	wg.Go(func() { srv.Run(bg) })
+	kicker := &jobs.Kicker{Listener: listener, River: riverClient, Logger: logger}
+	wg.Go(func() { kicker.Run(bg) })
 	if err := riverClient.Start(bg); err != nil {
 		stopBG()
 		return fmt.Errorf("start river: %w", err)

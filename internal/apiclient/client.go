@@ -56,6 +56,11 @@ func IsStatus(err error, status int) bool {
 // Do sends method path with body encoded as JSON (when not nil) and decodes
 // a 2xx answer into out (when not nil). Other answers become *Error.
 func (c *Client) Do(ctx context.Context, method, path string, body, out any) error {
+	return c.DoWith(ctx, method, path, body, out, nil)
+}
+
+// DoWith is Do with extra request headers (empty values are not sent).
+func (c *Client) DoWith(ctx context.Context, method, path string, body, out any, headers map[string]string) error {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -77,6 +82,11 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any) err
 	}
 	if c.UserAgent != "" {
 		req.Header.Set("User-Agent", c.UserAgent)
+	}
+	for k, v := range headers {
+		if v != "" {
+			req.Header.Set(k, v)
+		}
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {

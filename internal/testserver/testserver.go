@@ -19,6 +19,7 @@ import (
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
 	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
+	"github.com/gpuscheduler/gpuscheduler/jobs"
 	"github.com/gpuscheduler/gpuscheduler/migrations"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/static"
@@ -31,6 +32,7 @@ type Server struct {
 	DB     *models.DB
 	Web    *web.Server
 	Logger *slog.Logger
+	Deps   *jobs.Deps // the background work's dependencies, River client included
 }
 
 // New starts a server on a fresh database; everything stops when t ends.
@@ -53,24 +55,38 @@ func New(t testing.TB) *Server {
 	reg := prometheus.NewRegistry()
 	metrics := web.NewMetrics(reg)
 	listener := models.NewListener(db.Pool, logger)
+	deps := &jobs.Deps{DB: db, Logger: logger, Now: now, Config: jobs.Config{NodeDownAfter: time.Minute, Workers: 4}}
+	riverClient, err := jobs.NewClient(deps)
+	if err != nil {
+		t.Fatal(err)
+	}
 	h := &handlers.Handlers{DB: db, Logger: logger, Now: now, Sessions: sessions, Asset: assets.Path,
-		Migrations: migrations.New(db.Pool, logger),
-		Config:     handlers.Config{Version: "test", Dev: true, DevLogin: true, HeartbeatInterval: time.Second}}
-	srv := web.New(web.Options{Handlers: h, DB: db, Sessions: sessions, Hub: web.NewHub(listener, logger, metrics),
+		Migrations: migrations.New(db.Pool, logger), Listener: listener, CanRun: deps.Executors.Has, Stop: deps.Stop,
+		Config: handlers.Config{Version: "test", Dev: true, DevLogin: true, HeartbeatInterval: time.Second}}
+	srv := web.New(web.Options{Handlers: h, DB: db, Listener: listener, Sessions: sessions, Hub: web.NewHub(listener, logger, metrics),
 		Metrics: metrics, Gatherer: reg, Static: assets, Logger: logger, Now: now})
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{}, 2)
+	done := make(chan struct{}, 3)
 	go func() { listener.Run(ctx); done <- struct{}{} }()
 	go func() { srv.Run(ctx); done <- struct{}{} }()
+	kicker := &jobs.Kicker{Listener: listener, River: riverClient, Logger: logger}
+	go func() { kicker.Run(ctx); done <- struct{}{} }()
+	if err := riverClient.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
 	hs := httptest.NewServer(srv.Echo)
 	t.Cleanup(func() {
 		srv.CloseStreams()
 		hs.Close()
+		stopCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = riverClient.Stop(stopCtx)
+		stop()
 		cancel()
-		<-done
-		<-done
+		for range 3 {
+			<-done
+		}
 	})
-	return &Server{Server: hs, DB: db, Web: srv, Logger: logger}
+	return &Server{Server: hs, DB: db, Web: srv, Logger: logger, Deps: deps}
 }
 
 type testWriter struct{ t testing.TB }

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+)
+
+func newSubmitCmd() *cobra.Command {
+	var req apiclient.SubmitRequest
+	var memGB float64
+	var priority, duration string
+	var env []string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "submit [flags] -- COMMAND [ARGS…]",
+		Short: "Queue a job; prints its id and place in the queue",
+		Example: `  gpusched submit -g 2 --time 3h --name sweep-7 -- python train.py --lr 3e-4
+  gpusched submit -g 8 --model H100 --priority high -- torchrun --nproc-per-node 8 train.py`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := apiClient(os.Getenv)
+			if err != nil {
+				return err
+			}
+			req.Command = shellJoin(args)
+			if memGB > 0 {
+				req.MemoryGB = &memGB
+			}
+			if priority != "" {
+				req.Priority = priority
+			}
+			if duration != "" {
+				req.EstimatedDuration = duration
+			}
+			if len(env) > 0 {
+				req.Env = map[string]string{}
+				for _, kv := range env {
+					k, v, ok := strings.Cut(kv, "=")
+					if !ok {
+						return fmt.Errorf("--env %q: want NAME=VALUE", kv)
+					}
+					req.Env[k] = v
+				}
+			}
+			if req.Workdir == "" && req.Executor != "lease" {
+				req.Workdir, _ = os.Getwd()
+			}
+			// One key per invocation: a retry inside the client cannot queue twice.
+			var key [16]byte
+			_, _ = rand.Read(key[:])
+			job, err := c.Submit(cmd.Context(), req, hex.EncodeToString(key[:]))
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(job)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "job %d queued (%d GPU%s, %s priority)\n", job.ID, job.RequestedGPUs, plural(job.RequestedGPUs), job.PriorityName)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVarP(&req.GPUCount, "gpus", "g", 1, "GPUs, all at once (gang)")
+	f.Float64Var(&memGB, "mem", 0, "minimum memory per GPU in GB")
+	f.StringVar(&req.GPUModel, "model", "", "GPU model, e.g. H100 (matches part of the name)")
+	f.StringVarP(&priority, "priority", "p", "", "low, normal, high or critical (admins)")
+	f.StringVarP(&duration, "time", "t", "", "estimated run time, e.g. 90m or 2h (helps backfill and ETAs)")
+	f.StringVar(&req.Name, "name", "", "a name for the job")
+	f.BoolVar(&req.AllowMultiNode, "multi-node", false, "may span nodes")
+	f.StringVar(&req.Executor, "executor", "", "node (default: a node agent runs it), lease (you run it), ray")
+	f.StringVar(&req.Workdir, "workdir", "", "working directory (default: the current one)")
+	f.StringArrayVarP(&env, "env", "e", nil, "NAME=VALUE to set, repeatable")
+	f.StringVar(&req.JobType, "type", "", "job type, for learned run times")
+	f.BoolVar(&asJSON, "json", false, "print the job as JSON")
+	return cmd
+}
+
+// shellJoin joins argv into one command line, quoting what a shell would split.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+			out[i] = a
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

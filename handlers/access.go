@@ -1,0 +1,48 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+	"github.com/uptrace/bun"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// jobID reads the {id} path parameter.
+func jobID(c echo.Context) (int64, error) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, Errorf(http.StatusBadRequest, "invalid_path", "job id %q is not a positive number", c.Param("id"))
+	}
+	return id, nil
+}
+
+// ownJob loads job id for user u, who must own it or be an admin. Another
+// member's job is a 404, so members cannot probe which ids exist.
+func ownJob(ctx context.Context, db bun.IDB, u *models.User, id int64) (*models.Job, error) {
+	j, err := models.GetJob(ctx, db, id)
+	if err != nil {
+		return nil, fromModel(err, fmt.Sprintf("job %d", id))
+	}
+	if j.OwnerID != u.ID && !u.IsAdmin() {
+		return nil, Errorf(http.StatusNotFound, "not_found", "job %d not found", id)
+	}
+	return j, nil
+}
+
+// ownerEmails maps user ids to emails for shaping jobs.
+func ownerEmails(ctx context.Context, db bun.IDB) (map[int64]string, error) {
+	users, err := models.ListUsers(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]string, len(users))
+	for _, u := range users {
+		out[u.ID] = u.Email
+	}
+	return out, nil
+}

@@ -1,0 +1,170 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// allocateBody is the body of POST /cluster/gpu-allocate: the design's
+// {job_id, gpu_count, memory_gb} plus what a lease needs.
+type allocateBody struct {
+	JobID             string          `json:"job_id"` // the caller's own name for the work
+	GPUCount          *int            `json:"gpu_count"`
+	MemoryGB          *float64        `json:"memory_gb"`
+	GPUModel          string          `json:"gpu_model"`
+	Priority          json.RawMessage `json:"priority"`
+	EstimatedDuration json.RawMessage `json:"estimated_duration"`
+	Name              string          `json:"name"`
+	AllowMultiNode    bool            `json:"allow_multi_node"`
+	TimeoutS          *float64        `json:"timeout_s"` // how long to block for the GPUs (default 30, 0: don't)
+	TTLS              *int64          `json:"ttl_s"`     // lease lifetime once granted (default: until released)
+}
+
+// AllocationJSON answers a granted allocation.
+type AllocationJSON struct {
+	ID                 int64              `json:"id"`
+	JobID              string             `json:"job_id,omitempty"`
+	State              string             `json:"state"`
+	GPUs               []AllocatedGPUJSON `json:"gpus"`
+	CUDAVisibleDevices string             `json:"cuda_visible_devices"`
+	Node               string             `json:"node,omitempty"`
+	LeaseExpiresAt     *time.Time         `json:"lease_expires_at,omitempty"`
+}
+
+const maxAllocateWait = 10 * time.Minute
+
+// GPUAllocate handles POST /api/v1/cluster/gpu-allocate: queue a lease for
+// GPUs and block until the scheduler grants it (200 with the GPUs) or the
+// timeout passes (202 with the job to poll at /api/v1/jobs/{id}). The
+// caller runs its own process on the GPUs and releases them with
+// /cluster/gpu-release (or the lease's ttl_s ends it).
+func (h *Handlers) GPUAllocate(c echo.Context) error {
+	u := userOf(c)
+	var b allocateBody
+	body, err := readJSON(c, &b)
+	if err != nil {
+		return err
+	}
+	wait := 30 * time.Second
+	if b.TimeoutS != nil {
+		if *b.TimeoutS < 0 || *b.TimeoutS > maxAllocateWait.Seconds() {
+			return invalid("timeout_s", "must be 0–%d seconds", int(maxAllocateWait.Seconds()))
+		}
+		wait = time.Duration(*b.TimeoutS * float64(time.Second))
+	}
+	if b.TTLS != nil && (*b.TTLS < 1 || *b.TTLS > 30*24*3600) {
+		return invalid("ttl_s", "must be between 1 second and 30 days")
+	}
+	if len(b.JobID) > 200 {
+		return invalid("job_id", "at most 200 characters")
+	}
+	ctx := c.Request().Context()
+	cp, err := h.capacity(ctx)
+	if err != nil {
+		return err
+	}
+	spec := JobSpec{GPUCount: b.GPUCount, MemoryGB: b.MemoryGB, GPUModel: b.GPUModel, Priority: b.Priority,
+		EstimatedDuration: b.EstimatedDuration, Name: strings.TrimSpace(b.Name), AllowMultiNode: b.AllowMultiNode,
+		Executor: models.ExecutorLease}
+	job, err := spec.toJob(u, cp, h.CanRun)
+	if err != nil {
+		return err
+	}
+	job.ClientRef, job.LeaseTTLS = b.JobID, b.TTLS
+	if job.Name == "" {
+		job.Name = b.JobID
+	}
+	// Subscribe before creating, so the grant cannot slip between the two.
+	events, unsubscribe := h.Listener.Subscribe(models.Topic(models.ChannelJobs))
+	defer unsubscribe()
+	var id int64
+	err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+		_, out, err := idempotent(c, tx, body, func(ctx context.Context) (int, any, error) {
+			if err := models.CreateJob(ctx, tx, job, h.Now()); err != nil {
+				return 0, nil, err
+			}
+			return http.StatusAccepted, map[string]int64{"id": job.ID}, nil
+		})
+		if err != nil {
+			return err
+		}
+		var created struct{ ID int64 }
+		raw, _ := json.Marshal(out)
+		if err := json.Unmarshal(raw, &created); err != nil || created.ID == 0 {
+			return fmt.Errorf("handlers: allocate: stored answer %s has no id", raw)
+		}
+		id = created.ID
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("handlers: allocate: %w", err)
+	}
+	return h.awaitGrant(c, id, wait, events)
+}
+
+// awaitGrant answers with the GPUs once job id runs, or 202 at the deadline.
+func (h *Handlers) awaitGrant(c echo.Context, id int64, wait time.Duration, events <-chan models.Event) error {
+	ctx := c.Request().Context()
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	for {
+		j, err := models.GetJob(ctx, h.DB.Bun, id)
+		if err != nil {
+			return err
+		}
+		switch {
+		case j.State == models.JobRunning:
+			return h.granted(c, j)
+		case models.IsTerminal(j.State):
+			return Errorf(http.StatusConflict, "bad_state", "job %d ended before it got GPUs (%s)", id, j.State)
+		}
+		select {
+		case <-events:
+		case <-deadline.C:
+			return h.stillWaiting(c, j)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (h *Handlers) granted(c echo.Context, j *models.Job) error {
+	gpus, err := models.JobGPUs(c.Request().Context(), h.DB.Bun, j.ID)
+	if err != nil {
+		return err
+	}
+	out := AllocationJSON{ID: j.ID, JobID: j.ClientRef, State: j.State, GPUs: []AllocatedGPUJSON{}, LeaseExpiresAt: j.LeaseExpiresAt}
+	idx := make([]string, 0, len(gpus))
+	nodes := map[string]bool{}
+	for _, g := range gpus {
+		out.GPUs = append(out.GPUs, AllocatedGPUJSON{Node: g.NodeName, Index: g.Index, UUID: g.UUID, Model: g.Model})
+		idx = append(idx, fmt.Sprint(g.Index))
+		nodes[g.NodeName] = true
+	}
+	out.CUDAVisibleDevices = strings.Join(idx, ",")
+	if len(nodes) == 1 {
+		out.Node = out.GPUs[0].Node
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func (h *Handlers) stillWaiting(c echo.Context, j *models.Job) error {
+	owner, err := models.GetUser(c.Request().Context(), h.DB.Bun, j.OwnerID)
+	if err != nil {
+		return err
+	}
+	poll := fmt.Sprintf("/api/v1/jobs/%d", j.ID)
+	c.Response().Header().Set(echo.HeaderLocation, poll)
+	return c.JSON(http.StatusAccepted, struct {
+		JobJSON
+		Poll string `json:"poll"`
+	}{jobJSON(j, owner.Email, h.Now()), poll})
+}

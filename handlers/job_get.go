@@ -1,0 +1,65 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// JobDetailJSON is the body of GET /api/v1/jobs/{id}.
+type JobDetailJSON struct {
+	JobJSON
+	Events []models.JobEvent  `json:"events"`
+	GPUs   []AllocatedGPUJSON `json:"gpus"`
+}
+
+// AllocatedGPUJSON is one GPU a job holds.
+type AllocatedGPUJSON struct {
+	Node  string `json:"node"`
+	Index int    `json:"index"`
+	UUID  string `json:"uuid"`
+	Model string `json:"model"`
+}
+
+// JobGet handles GET /api/v1/jobs/{id}: the job, its state timeline, its
+// GPUs and, while pending, the scheduler's explanation.
+func (h *Handlers) JobGet(c echo.Context) error {
+	id, err := jobID(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	j, err := ownJob(ctx, h.DB.Bun, userOf(c), id)
+	if err != nil {
+		return err
+	}
+	out, err := h.jobDetail(c, j)
+	if err != nil {
+		return fmt.Errorf("handlers: job %d: %w", id, err)
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func (h *Handlers) jobDetail(c echo.Context, j *models.Job) (JobDetailJSON, error) {
+	ctx := c.Request().Context()
+	owner, err := models.GetUser(ctx, h.DB.Bun, j.OwnerID)
+	if err != nil {
+		return JobDetailJSON{}, err
+	}
+	events, err := models.JobEvents(ctx, h.DB.Bun, j.ID)
+	if err != nil {
+		return JobDetailJSON{}, err
+	}
+	gpus, err := models.JobGPUs(ctx, h.DB.Bun, j.ID)
+	if err != nil {
+		return JobDetailJSON{}, err
+	}
+	out := JobDetailJSON{JobJSON: jobJSON(j, owner.Email, h.Now()), Events: events, GPUs: []AllocatedGPUJSON{}}
+	for _, g := range gpus {
+		out.GPUs = append(out.GPUs, AllocatedGPUJSON{Node: g.NodeName, Index: g.Index, UUID: g.UUID, Model: g.Model})
+	}
+	return out, nil
+}

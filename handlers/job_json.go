@@ -1,0 +1,71 @@
+package handlers
+
+import (
+	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// JobJSON is a job as the queue API shows it. Field names follow the
+// orchestration design's JobQueueState (camelCase).
+type JobJSON struct {
+	ID                 int64             `json:"id"`
+	ClientRef          string            `json:"clientRef,omitempty"`
+	Name               string            `json:"name"`
+	User               string            `json:"user"`
+	State              string            `json:"state"`
+	Priority           int               `json:"priority"`
+	PriorityName       string            `json:"priorityName"`
+	RequestedGPUs      int               `json:"requestedGpus"`
+	GPUModel           string            `json:"gpuModel,omitempty"`
+	MemoryGB           float64           `json:"memoryGb,omitempty"`
+	AllowMultiNode     bool              `json:"allowMultiNode"`
+	Preemptible        bool              `json:"preemptible"`
+	Executor           string            `json:"executor"`
+	Command            string            `json:"command,omitempty"`
+	Workdir            string            `json:"workdir,omitempty"`
+	Env                map[string]string `json:"env,omitempty"`
+	JobType            string            `json:"jobType,omitempty"`
+	EstimatedDurationS *int64            `json:"estimatedDurationSeconds,omitempty"`
+	QueuedAt           time.Time         `json:"queuedAt"`
+	ScheduledAt        *time.Time        `json:"scheduledAt,omitempty"`
+	StartedAt          *time.Time        `json:"startedAt,omitempty"`
+	EndedAt            *time.Time        `json:"endedAt,omitempty"`
+	ExpectedEndAt      *time.Time        `json:"expectedEndAt,omitempty"`
+	LeaseExpiresAt     *time.Time        `json:"leaseExpiresAt,omitempty"`
+	ExitCode           *int              `json:"exitCode,omitempty"`
+	FailureReason      string            `json:"failureReason,omitempty"`
+	// Pending jobs: the scheduler's latest word.
+	Position           *int       `json:"position,omitempty"`
+	Reason             string     `json:"reason,omitempty"`
+	ReasonCode         string     `json:"reasonCode,omitempty"`
+	EstimatedStartTime *time.Time `json:"estimatedStartTime,omitempty"`
+	EstimatedWaitTime  *float64   `json:"estimatedWaitTime,omitempty"` // seconds from now
+}
+
+var priorityNames = map[int]string{1: "low", 2: "normal", 3: "high", 4: "critical"}
+
+// jobJSON shapes j for the API; owner is the owner's email.
+func jobJSON(j *models.Job, owner string, now time.Time) JobJSON {
+	out := JobJSON{
+		ID: j.ID, ClientRef: j.ClientRef, Name: j.Name, User: owner, State: j.State, Priority: j.Priority,
+		PriorityName: priorityNames[j.Priority], RequestedGPUs: j.GPUCount, GPUModel: j.GPUModel,
+		AllowMultiNode: j.AllowMultiNode, Preemptible: j.Preemptible, Executor: j.Executor, Command: j.Command,
+		Workdir: j.Workdir, Env: j.Env, JobType: j.JobType, EstimatedDurationS: j.EstimatedDurationS,
+		QueuedAt: j.SubmittedAt, ScheduledAt: j.ScheduledAt, StartedAt: j.StartedAt, EndedAt: j.EndedAt,
+		LeaseExpiresAt: j.LeaseExpiresAt, ExitCode: j.ExitCode, FailureReason: j.FailureReason,
+		Position: j.QueuePosition, Reason: j.PendingReason, ReasonCode: j.PendingCode, EstimatedStartTime: j.EstimatedStartAt,
+	}
+	if j.GPUMemoryMiB != nil {
+		out.MemoryGB = float64(*j.GPUMemoryMiB) / 1024
+	}
+	if j.StartedAt != nil && j.EstimatedDurationS != nil {
+		end := j.StartedAt.Add(time.Duration(*j.EstimatedDurationS) * time.Second)
+		out.ExpectedEndAt = &end
+	}
+	if j.EstimatedStartAt != nil && j.State == models.JobQueued {
+		w := max(j.EstimatedStartAt.Sub(now).Seconds(), 0)
+		out.EstimatedWaitTime = &w
+	}
+	return out
+}

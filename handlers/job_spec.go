@@ -1,0 +1,183 @@
+package handlers
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// JobSpec is the body of POST /queue/submit (and, without command, of
+// POST /cluster/gpu-allocate). Names follow the orchestration design
+// (command, gpu_count, memory_gb, priority, estimated_duration).
+type JobSpec struct {
+	Command           string            `json:"command"`
+	GPUCount          *int              `json:"gpu_count"`
+	MemoryGB          *float64          `json:"memory_gb"`
+	GPUModel          string            `json:"gpu_model"`
+	Priority          json.RawMessage   `json:"priority"`           // 1–4 or "low", "normal", "high", "critical"
+	EstimatedDuration json.RawMessage   `json:"estimated_duration"` // seconds, or "90m", "2h30m"
+	Name              string            `json:"name"`
+	AllowMultiNode    bool              `json:"allow_multi_node"`
+	Preemptible       *bool             `json:"preemptible"`
+	Executor          string            `json:"executor"`
+	Workdir           string            `json:"workdir"`
+	Env               map[string]string `json:"env"`
+	JobType           string            `json:"job_type"`
+	MaxRetries        int               `json:"max_retries"`
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+const maxCommand = 16 << 10
+
+// toJob validates the spec against the cluster's capacity and what u may
+// ask, and returns the job to create. Every problem is a 400 sentence.
+func (s *JobSpec) toJob(u *models.User, cp models.Capacity, can func(executor string) bool) (*models.Job, error) {
+	j := &models.Job{OwnerID: u.ID, TeamID: u.TeamID, Name: strings.TrimSpace(s.Name), Command: s.Command,
+		Workdir: s.Workdir, Env: s.Env, JobType: strings.TrimSpace(s.JobType), AllowMultiNode: s.AllowMultiNode,
+		GPUModel: strings.TrimSpace(s.GPUModel), MaxRetries: s.MaxRetries, Executor: s.Executor, Preemptible: true}
+	if j.Executor == "" {
+		j.Executor = models.ExecutorNode
+	}
+	switch {
+	case j.Executor != models.ExecutorLease && j.Executor != models.ExecutorNode && j.Executor != models.ExecutorRay:
+		return nil, invalid("executor", "must be lease, node or ray, not %q", j.Executor)
+	case !can(j.Executor):
+		return nil, invalid("executor", "this server cannot run %s jobs yet; use executor \"lease\" (you run the process on the GPUs you get)", j.Executor)
+	case j.Executor != models.ExecutorLease && strings.TrimSpace(j.Command) == "":
+		return nil, invalid("command", "required: what to run on the GPUs")
+	case len(j.Command) > maxCommand:
+		return nil, invalid("command", "at most %d bytes, got %d", maxCommand, len(j.Command))
+	case len(j.Name) > 200 || len(j.JobType) > 200:
+		return nil, invalid("name", "name and job_type are at most 200 characters")
+	case len(j.Workdir) > 4096:
+		return nil, invalid("workdir", "at most 4096 characters")
+	case len(j.Env) > 200:
+		return nil, invalid("env", "at most 200 variables")
+	case s.MaxRetries < 0 || s.MaxRetries > 10:
+		return nil, invalid("max_retries", "must be 0–10")
+	}
+	for k, v := range j.Env {
+		if !envName.MatchString(k) || len(v) > 32<<10 {
+			return nil, invalid("env", "%q is not a variable name (letters, digits, _) or its value is over 32 KiB", k)
+		}
+	}
+	if s.Preemptible != nil {
+		j.Preemptible = *s.Preemptible
+	} else if j.Executor == models.ExecutorLease {
+		j.Preemptible = false // a lease's process is the client's; stopping it is not ours to do
+	}
+	if err := s.gpus(j, cp); err != nil {
+		return nil, err
+	}
+	prio, err := parsePriority(s.Priority, u)
+	if err != nil {
+		return nil, err
+	}
+	j.Priority = prio
+	if j.EstimatedDurationS, err = parseDuration("estimated_duration", s.EstimatedDuration); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+func (s *JobSpec) gpus(j *models.Job, cp models.Capacity) error {
+	if s.GPUCount == nil {
+		return invalid("gpu_count", "required: how many GPUs")
+	}
+	n := *s.GPUCount
+	j.GPUCount = n
+	matching := cp.MatchModels(j.GPUModel)
+	switch {
+	case n < 1:
+		return invalid("gpu_count", "must be at least 1, got %d", n)
+	case cp.TotalGPUs == 0:
+		return invalid("gpu_count", "the cluster has no GPUs yet: start a node agent first")
+	case len(matching) == 0:
+		return invalid("gpu_model", "no GPU matches %q; the cluster has: %s", j.GPUModel, strings.Join(cp.MatchModels(""), ", "))
+	case !j.AllowMultiNode && n > largestFor(cp, matching):
+		return invalid("gpu_count", "%d GPUs do not fit on one node (at most %d); ask for fewer or set allow_multi_node", n, largestFor(cp, matching))
+	case n > cp.TotalGPUs:
+		return invalid("gpu_count", "the cluster has %d GPUs in all; %d asked", cp.TotalGPUs, n)
+	}
+	if s.MemoryGB != nil {
+		if *s.MemoryGB <= 0 {
+			return invalid("memory_gb", "must be positive")
+		}
+		mib := int64(*s.MemoryGB * 1024)
+		var most int64
+		for _, m := range matching {
+			most = max(most, cp.Models[m])
+		}
+		if mib > most {
+			return invalid("memory_gb", "no GPU has %.0f GB; the largest has %.1f GB", *s.MemoryGB, float64(most)/1024)
+		}
+		j.GPUMemoryMiB = &mib
+	}
+	return nil
+}
+
+func largestFor(cp models.Capacity, modelsMatched []string) int {
+	most := 0
+	for _, m := range modelsMatched {
+		most = max(most, cp.NodeGPUsByModel[m])
+	}
+	return most
+}
+
+// parsePriority reads 1–4 or a name; critical is for admins.
+func parsePriority(raw json.RawMessage, u *models.User) (int, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return 2, nil
+	}
+	var p int
+	var name string
+	if err := json.Unmarshal(raw, &p); err != nil {
+		if err := json.Unmarshal(raw, &name); err != nil {
+			return 0, invalid("priority", "must be 1–4 or low, normal, high, critical")
+		}
+		for k, v := range priorityNames {
+			if strings.EqualFold(v, name) {
+				p = k
+			}
+		}
+	}
+	if p < 1 || p > 4 {
+		return 0, invalid("priority", "must be 1–4 or low, normal, high, critical, got %s", raw)
+	}
+	if p == 4 && !u.IsAdmin() {
+		return 0, Errorf(403, "forbidden", "only admins may use critical priority; use high")
+	}
+	return p, nil
+}
+
+// parseDuration reads seconds or a Go duration ("90m", "2h30m"), 1s–30 days.
+func parseDuration(field string, raw json.RawMessage) (*int64, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var secs float64
+	if err := json.Unmarshal(raw, &secs); err != nil {
+		var text string
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return nil, invalid(field, "must be seconds or a duration like \"90m\" or \"2h30m\"")
+		}
+		if n, err := strconv.ParseFloat(text, 64); err == nil {
+			secs = n
+		} else if d, err := time.ParseDuration(text); err == nil {
+			secs = d.Seconds()
+		} else {
+			return nil, invalid(field, "%q is not a duration like \"90m\" or \"2h30m\"", text)
+		}
+	}
+	if secs < 1 || secs > 30*24*3600 {
+		return nil, invalid(field, "must be between 1 second and 30 days, got %s", fmt.Sprint(raw))
+	}
+	s := int64(secs)
+	return &s, nil
+}

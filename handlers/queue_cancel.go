@@ -1,0 +1,64 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/jobs"
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// QueueCancel handles DELETE /api/v1/queue/{id}: cancel a job of one's own
+// (admins: any). A queued job is canceled at once; a lease ends and frees
+// its GPUs; a job run by an executor is asked to stop. Canceling a job that
+// already ended is a 409 saying so.
+func (h *Handlers) QueueCancel(c echo.Context) error {
+	id, err := jobID(c)
+	if err != nil {
+		return err
+	}
+	u := userOf(c)
+	var out JobJSON
+	err = h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
+		j, err := ownJob(ctx, tx, u, id)
+		if err != nil {
+			return err
+		}
+		now := h.Now()
+		reason := fmt.Sprintf("canceled by %s", u.Email)
+		switch {
+		case models.IsTerminal(j.State):
+			return Errorf(http.StatusConflict, "bad_state", "job %d already ended (%s)", id, j.State)
+		case j.State == models.JobQueued || j.State == models.JobPreempted:
+			_, err = models.MoveJob(ctx, tx, id, models.JobCanceled, reason, &u.ID, now)
+		case j.Executor == models.ExecutorLease:
+			err = jobs.EndLease(ctx, tx, id, models.JobCanceled, reason, now)
+		default:
+			err = h.Stop(ctx, tx, j, reason)
+		}
+		if err != nil {
+			return err
+		}
+		if err := models.Audit(ctx, tx, &models.AuditEntry{ActorUserID: &u.ID, Action: "job.cancel", TargetType: "job",
+			TargetID: fmt.Sprint(id), RemoteAddr: c.RealIP()}); err != nil {
+			return err
+		}
+		j, err = models.GetJob(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		owner, err := models.GetUser(ctx, tx, j.OwnerID)
+		if err != nil {
+			return err
+		}
+		out = jobJSON(j, owner.Email, now)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("handlers: cancel job %d: %w", id, err)
+	}
+	return c.JSON(http.StatusOK, out)
+}

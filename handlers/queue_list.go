@@ -1,0 +1,95 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// QueueJSON is the body of GET /api/v1/queue (the orchestration design's
+// JobQueueState, with the running jobs beside the queued ones).
+type QueueJSON struct {
+	QueuedJobs  []JobJSON      `json:"queuedJobs"`
+	RunningJobs []JobJSON      `json:"runningJobs"`
+	Statistics  QueueStatsJSON `json:"statistics"`
+}
+
+// QueueStatsJSON is the short statistics block of the queue.
+type QueueStatsJSON struct {
+	TotalQueued     int     `json:"totalQueued"`
+	AverageWaitTime float64 `json:"averageWaitTime"`
+	QueueThroughput float64 `json:"queueThroughput"`
+}
+
+// QueueList handles GET /api/v1/queue[?mine=true][&user=EMAIL][&state=queued|running]:
+// pending jobs in scheduler order with position, reason and estimated
+// start; running jobs with their start and expected end.
+func (h *Handlers) QueueList(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := userOf(c)
+	f := models.JobFilter{States: []string{models.JobQueued, models.JobScheduled, models.JobAllocating, models.JobRunning}}
+	switch c.QueryParam("state") {
+	case "":
+	case "queued":
+		f.States = []string{models.JobQueued}
+	case "running":
+		f.States = []string{models.JobScheduled, models.JobAllocating, models.JobRunning}
+	default:
+		return Errorf(http.StatusBadRequest, "invalid_query", "state must be queued or running, not %q", c.QueryParam("state"))
+	}
+	if c.QueryParam("mine") == "true" || c.QueryParam("mine") == "1" {
+		f.OwnerID = &u.ID
+	}
+	if email := c.QueryParam("user"); email != "" {
+		owner, err := models.GetUserByEmail(ctx, h.DB.Bun, email)
+		if err != nil {
+			return fromModel(err, "user "+email)
+		}
+		f.OwnerID = &owner.ID
+	}
+	jobs, err := models.ListJobs(ctx, h.DB.Bun, f)
+	if err != nil {
+		return fmt.Errorf("handlers: queue: %w", err)
+	}
+	emails, err := ownerEmails(ctx, h.DB.Bun)
+	if err != nil {
+		return err
+	}
+	now := h.Now()
+	out := QueueJSON{QueuedJobs: []JobJSON{}, RunningJobs: []JobJSON{}}
+	for i := range jobs {
+		j := jobJSON(&jobs[i], emails[jobs[i].OwnerID], now)
+		if jobs[i].State == models.JobQueued {
+			out.QueuedJobs = append(out.QueuedJobs, j)
+		} else {
+			out.RunningJobs = append(out.RunningJobs, j)
+		}
+	}
+	st, err := models.QueueStatistics(ctx, h.DB.Bun, now, 24*time.Hour)
+	if err != nil {
+		return err
+	}
+	out.Statistics = QueueStatsJSON{TotalQueued: st.Queued, AverageWaitTime: st.AverageWaitS, QueueThroughput: st.ThroughputPerH}
+	return c.JSON(http.StatusOK, out)
+}
+
+// QueueStatistics handles GET /api/v1/queue/statistics[?window=24h].
+func (h *Handlers) QueueStatistics(c echo.Context) error {
+	window := 24 * time.Hour
+	if w := c.QueryParam("window"); w != "" {
+		d, err := time.ParseDuration(w)
+		if err != nil || d < time.Minute || d > 90*24*time.Hour {
+			return Errorf(http.StatusBadRequest, "invalid_query", "window must be a duration between 1m and 2160h, like 24h")
+		}
+		window = d
+	}
+	st, err := models.QueueStatistics(c.Request().Context(), h.DB.Bun, h.Now(), window)
+	if err != nil {
+		return fmt.Errorf("handlers: queue statistics: %w", err)
+	}
+	return c.JSON(http.StatusOK, st)
+}

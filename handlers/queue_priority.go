@@ -1,0 +1,68 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// priorityBody is the body of PATCH /queue/{id}/priority.
+type priorityBody struct {
+	Priority json.RawMessage `json:"priority"`
+}
+
+// QueuePriority handles PATCH /api/v1/queue/{id}/priority: change the
+// priority of one's own pending or running job (admins: any; critical is
+// for admins). The scheduler applies it at its next pass.
+func (h *Handlers) QueuePriority(c echo.Context) error {
+	id, err := jobID(c)
+	if err != nil {
+		return err
+	}
+	var b priorityBody
+	if err := decodeJSON(c, &b); err != nil {
+		return err
+	}
+	if len(b.Priority) == 0 {
+		return invalid("priority", "required: 1–4 or low, normal, high, critical")
+	}
+	u := userOf(c)
+	p, err := parsePriority(b.Priority, u)
+	if err != nil {
+		return err
+	}
+	var out JobJSON
+	err = h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
+		j, err := ownJob(ctx, tx, u, id)
+		if err != nil {
+			return err
+		}
+		if models.IsTerminal(j.State) {
+			return Errorf(http.StatusConflict, "bad_state", "job %d already ended (%s)", id, j.State)
+		}
+		now := h.Now()
+		if err := models.SetJobPriority(ctx, tx, id, p, now); err != nil {
+			return err
+		}
+		if err := models.Audit(ctx, tx, &models.AuditEntry{ActorUserID: &u.ID, Action: "job.priority", TargetType: "job",
+			TargetID: fmt.Sprint(id), Details: map[string]any{"from": j.Priority, "to": p}, RemoteAddr: c.RealIP()}); err != nil {
+			return err
+		}
+		j.Priority = p
+		owner, err := models.GetUser(ctx, tx, j.OwnerID)
+		if err != nil {
+			return err
+		}
+		out = jobJSON(j, owner.Email, now)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("handlers: priority of job %d: %w", id, err)
+	}
+	return c.JSON(http.StatusOK, out)
+}

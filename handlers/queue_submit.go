@@ -1,0 +1,57 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// QueueSubmit handles POST /api/v1/queue/submit: validate the job against
+// the cluster and the caller's rights, queue it (with its first event and a
+// change signal that wakes the scheduler), and answer 201 with the job.
+// An Idempotency-Key makes a retry return the same job.
+func (h *Handlers) QueueSubmit(c echo.Context) error {
+	u := userOf(c)
+	var spec JobSpec
+	body, err := readJSON(c, &spec)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	cp, err := h.capacity(ctx)
+	if err != nil {
+		return err
+	}
+	job, err := spec.toJob(u, cp, h.CanRun)
+	if err != nil {
+		return err
+	}
+	if c.Request().Header.Get("Idempotency-Key") == "" {
+		// One atomic statement: no transaction needed.
+		now := h.Now()
+		if err := models.CreateJob(ctx, h.DB.Bun, job, now); err != nil {
+			return fmt.Errorf("handlers: submit: %w", err)
+		}
+		return c.JSON(http.StatusCreated, jobJSON(job, u.Email, now))
+	}
+	var status int
+	var out any
+	err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+		status, out, err = idempotent(c, tx, body, func(ctx context.Context) (int, any, error) {
+			now := h.Now()
+			if err := models.CreateJob(ctx, tx, job, now); err != nil {
+				return 0, nil, err
+			}
+			return http.StatusCreated, jobJSON(job, u.Email, now), nil
+		})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("handlers: submit: %w", err)
+	}
+	return c.JSON(status, out)
+}

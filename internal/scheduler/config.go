@@ -1,0 +1,111 @@
+package scheduler
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Policy names.
+const (
+	PolicyFCFS      = "fcfs"      // first come, first served
+	PolicyPriority  = "priority"  // priority with aging
+	PolicyFairShare = "fairshare" // Slurm-style multifactor: fair share, age, priority, size
+	PolicySJF       = "sjf"       // shortest (estimated) job first
+)
+
+// Config is the run-time policy of the scheduler. It is stored as JSON in
+// the settings table and changed through PUT /orchestrator/policies.
+type Config struct {
+	Policy string `json:"policy"` // fcfs, priority, fairshare or sjf
+
+	Backfill   bool `json:"backfill"`   // EASY backfill behind the head job's reservation
+	Preemption bool `json:"preemption"` // higher-priority jobs may stop preemptible lower-priority ones
+
+	// AgingPerHour is how many priority levels a waiting job gains per hour
+	// (priority and fairshare policies), so no job starves.
+	AgingPerHour float64 `json:"aging_per_hour"`
+	// MinRuntime protects a job that just started from preemption.
+	MinRuntime Duration `json:"min_runtime"`
+	// DefaultDuration is assumed for jobs with no estimate.
+	DefaultDuration Duration `json:"default_duration"`
+
+	// FairShare tunes the multifactor priority of the fairshare policy.
+	FairShare FairShareConfig `json:"fair_share"`
+}
+
+// FairShareConfig are the weights of Slurm's multifactor priority: each
+// factor is in [0, 1] and the job's score is their weighted sum.
+type FairShareConfig struct {
+	HalfLife        Duration `json:"half_life"`        // usage decay half-life
+	WeightFairShare float64  `json:"weight_fairshare"` // 2^(-usage/share)
+	WeightAge       float64  `json:"weight_age"`       // wait time over MaxAge, capped at 1
+	WeightPriority  float64  `json:"weight_priority"`  // (priority-1)/3
+	WeightSize      float64  `json:"weight_size"`      // small jobs first: 1 - gpus/largest node
+	MaxAge          Duration `json:"max_age"`          // wait at which the age factor reaches 1
+}
+
+// Duration is a time.Duration that reads and writes JSON as "90s", "2h".
+type Duration time.Duration
+
+// MarshalText writes the duration as Go does ("1h30m0s").
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// UnmarshalText reads "90s", "2h30m" and the like.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration like 90s or 2h", b)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// DefaultConfig is the server's default policy: fair share with backfill,
+// priority aging, and preemption for higher-priority work.
+func DefaultConfig() Config {
+	return Config{
+		Policy:          PolicyFairShare,
+		Backfill:        true,
+		Preemption:      true,
+		AgingPerHour:    0.25,
+		MinRuntime:      Duration(10 * time.Minute),
+		DefaultDuration: Duration(4 * time.Hour),
+		FairShare: FairShareConfig{
+			HalfLife:        Duration(7 * 24 * time.Hour),
+			WeightFairShare: 10000,
+			WeightAge:       1000,
+			WeightPriority:  5000,
+			WeightSize:      100,
+			MaxAge:          Duration(7 * 24 * time.Hour),
+		},
+	}
+}
+
+// Validate reports every problem with c in one error whose sentences say
+// what to change.
+func (c Config) Validate() error {
+	var errs []error
+	switch c.Policy {
+	case PolicyFCFS, PolicyPriority, PolicyFairShare, PolicySJF:
+	default:
+		errs = append(errs, fmt.Errorf("policy %q is not one of fcfs, priority, fairshare, sjf", c.Policy))
+	}
+	if c.AgingPerHour < 0 {
+		errs = append(errs, errors.New("aging_per_hour must not be negative"))
+	}
+	if c.MinRuntime < 0 {
+		errs = append(errs, errors.New("min_runtime must not be negative"))
+	}
+	if c.DefaultDuration <= 0 {
+		errs = append(errs, errors.New("default_duration must be positive"))
+	}
+	fs := c.FairShare
+	if fs.HalfLife <= 0 || fs.MaxAge <= 0 {
+		errs = append(errs, errors.New("fair_share.half_life and fair_share.max_age must be positive"))
+	}
+	if fs.WeightFairShare < 0 || fs.WeightAge < 0 || fs.WeightPriority < 0 || fs.WeightSize < 0 {
+		errs = append(errs, errors.New("fair_share weights must not be negative"))
+	}
+	return errors.Join(errs...)
+}

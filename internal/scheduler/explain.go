@@ -1,0 +1,143 @@
+package scheduler
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// whyNoRoom words why a job that passed its quota cannot be placed now:
+//
+//   - ReasonBooked when it would fit but for other users' bookings or
+//     holds: "GPUs booked by ana until 14:00 UTC" (a hold: "held by"; a
+//     future booking it would run into: "booked by ana from 13:00 until
+//     14:00 UTC"); of several bookings in the way it names the one that
+//     ends last, and At is that booking's end;
+//   - ReasonFragmented when enough matching GPUs are free in all but not
+//     on one node: "needs 4 GPUs on one node; at most 2 free on any node";
+//   - ReasonNoCapacity otherwise: "needs 8 GPUs; 3 free".
+func (p *pass) whyNoRoom(qj *qjob, rq *request) (string, string, time.Time) {
+	perm := *rq
+	perm.ignoreBookings, perm.avoid, perm.onlyOwn = true, nil, false
+	if gs := p.placeNow(&perm); gs != nil {
+		best := -1
+		for _, gi := range gs {
+			bi := p.blockedBy(gi, rq.user, rq.dur)
+			if bi < 0 {
+				continue
+			}
+			if best < 0 || endsLater(&p.bookings[bi], &p.bookings[best]) {
+				best = bi
+			}
+		}
+		if best >= 0 {
+			b := &p.bookings[best]
+			return ReasonBooked, p.bookedWords(b), b.b.End
+		}
+	}
+	sh := shape{qj.f, rq.k, rq.multi}
+	if w, ok := p.words[sh]; ok && w.version == p.version {
+		return w.code, w.reason, time.Time{}
+	}
+	maxNode, total := p.freeCounts(qj.f)
+	code, reason := ReasonNoCapacity, fmt.Sprintf("needs %s; %d free", p.gpuWords(qj.job), total)
+	if !rq.multi && total >= rq.k {
+		code, reason = ReasonFragmented, fmt.Sprintf("needs %s on one node; at most %d free on any node",
+			p.gpuWords(qj.job), maxNode)
+	}
+	p.words[sh] = wordsMemo{p.version, code, reason}
+	return code, reason, time.Time{}
+}
+
+// wordsMemo is a cached capacity sentence, valid until the next start.
+type wordsMemo struct {
+	version      int
+	code, reason string
+}
+
+// endsLater orders bookings by end, later first, then by ID.
+func endsLater(a, b *booking) bool {
+	return a.end > b.end || (a.end == b.end && a.b.ID < b.b.ID)
+}
+
+// bookedWords names a booking in the way of a job.
+func (p *pass) bookedWords(b *booking) string {
+	verb, who := "booked", b.b.UserName
+	if b.b.Hold {
+		verb = "held"
+	}
+	if who == "" {
+		who = fmt.Sprintf("user %d", b.b.UserID)
+	}
+	if b.active {
+		return fmt.Sprintf("GPUs %s by %s until %s", verb, who, p.clock(b.b.End))
+	}
+	return fmt.Sprintf("GPUs %s by %s from %s until %s", verb, who, p.clockShort(b.b.Start, b.b.End), p.clock(b.b.End))
+}
+
+// behindWords says how many waiting jobs are ahead, in the policy's terms:
+// "behind 3 higher-priority jobs" (priority, fairshare), "behind 3 earlier
+// jobs" (fcfs), "behind 3 shorter jobs" (sjf).
+func (p *pass) behindWords(n int) string {
+	kind := "earlier" // fcfs, and unknown policies, which order as fcfs
+	switch p.cfg.Policy {
+	case PolicySJF:
+		kind = "shorter"
+	case PolicyPriority, PolicyFairShare:
+		kind = "higher-priority"
+	}
+	if n == 1 {
+		return fmt.Sprintf("behind 1 %s job", kind)
+	}
+	return fmt.Sprintf("behind %d %s jobs", n, kind)
+}
+
+// reservedWords explains a job that fits now but would delay the head.
+func (p *pass) reservedWords(h *head) string {
+	if h.words == "" {
+		h.words = fmt.Sprintf("would delay the next job's reserved start at %s", p.clock(p.abs(h.t)))
+	}
+	return h.words
+}
+
+// preemptingWords explains the head while its victims stop.
+func (p *pass) preemptingWords(victims []int32) string {
+	ids := make([]string, len(victims))
+	for i, v := range victims {
+		ids[i] = fmt.Sprint(p.running[v].job.ID)
+	}
+	noun := "jobs"
+	if len(victims) == 1 {
+		noun = "job"
+	}
+	return fmt.Sprintf("stopping %d lower-priority %s (%s) to free GPUs for it; starts once they stop",
+		len(victims), noun, strings.Join(ids, ", "))
+}
+
+// countGPUs words a number of GPUs: "1 GPU", "8 GPUs".
+func countGPUs(n int) string {
+	if n == 1 {
+		return "1 GPU"
+	}
+	return fmt.Sprintf("%d GPUs", n)
+}
+
+// clock formats an instant for a sentence, in UTC: "14:05 UTC" on the
+// snapshot's day, "Jan 2 14:05 UTC" on another day.
+func (p *pass) clock(t time.Time) string {
+	t, now := t.UTC(), p.now.UTC()
+	if t.YearDay() == now.YearDay() && t.Year() == now.Year() {
+		return t.Format("15:04") + " UTC"
+	}
+	return t.Format("Jan 2 15:04") + " UTC"
+}
+
+// clockShort formats the start of a range that ends at end: without the
+// day when both fall on the same day, and without the zone (it follows).
+func (p *pass) clockShort(start, end time.Time) string {
+	s := strings.TrimSuffix(p.clock(start), " UTC")
+	if sd, ed := start.UTC(), end.UTC(); sd.YearDay() == ed.YearDay() && sd.Year() == ed.Year() {
+		return sd.Format("15:04")
+	}
+	return s
+}

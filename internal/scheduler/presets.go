@@ -1,0 +1,52 @@
+package scheduler
+
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
+// presets are the named configurations; each starts from DefaultConfig, so
+// durations, aging rate and fair-share weights are the defaults. The pairs
+// "X" and "X-backfill" differ only in Backfill.
+var presets = map[string]func(*Config){
+	"default": func(*Config) {},
+	// fcfs: arrival order, strict, nothing preempted, no aging.
+	PolicyFCFS: func(c *Config) { c.Policy, c.Backfill, c.Preemption, c.AgingPerHour = PolicyFCFS, false, false, 0 },
+	// priority: priority with aging and preemption, strict order.
+	PolicyPriority: func(c *Config) { c.Policy, c.Backfill, c.Preemption = PolicyPriority, false, true },
+	// priority-backfill: priority, aging, backfill and preemption.
+	"priority-backfill": func(c *Config) { c.Policy, c.Backfill, c.Preemption = PolicyPriority, true, true },
+	// fairshare: multifactor with preemption, strict order.
+	PolicyFairShare: func(c *Config) { c.Policy, c.Backfill, c.Preemption = PolicyFairShare, false, true },
+	// fairshare-backfill: the default configuration.
+	"fairshare-backfill": func(c *Config) { c.Policy, c.Backfill, c.Preemption = PolicyFairShare, true, true },
+	// sjf: shortest estimate first, strict; no preemption, since its order
+	// ignores priority.
+	PolicySJF: func(c *Config) { c.Policy, c.Backfill, c.Preemption = PolicySJF, false, false },
+	// sjf-backfill: sjf with backfill.
+	"sjf-backfill": func(c *Config) { c.Policy, c.Backfill, c.Preemption = PolicySJF, true, false },
+}
+
+// Preset returns a named configuration for the simulator and the API:
+// "fcfs" (FCFS, no backfill, no preemption, no aging), "priority"
+// (priority with aging and preemption, strict order), "priority-backfill"
+// (priority + aging + backfill + preemption), "fairshare" (multifactor with
+// preemption, strict order), "fairshare-backfill" (= "default"), "sjf" and
+// "sjf-backfill" (shortest estimate first, no preemption), and "default"
+// (= DefaultConfig()). Names are matched ignoring case and surrounding
+// space; false for an unknown name.
+func Preset(name string) (Config, bool) {
+	set, ok := presets[strings.ToLower(strings.TrimSpace(name))]
+	if !ok {
+		return Config{}, false
+	}
+	c := DefaultConfig()
+	set(&c)
+	return c, true
+}
+
+// PresetNames lists the names Preset knows, sorted, for help texts.
+func PresetNames() []string {
+	return slices.Sorted(maps.Keys(presets))
+}

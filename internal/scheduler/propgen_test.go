@@ -1,0 +1,119 @@
+package scheduler
+
+import (
+	"fmt"
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+// drawCase draws a small random snapshot and configuration: up to 4 nodes
+// of up to 8 GPUs of two models, some unhealthy, drained, foreign or on a
+// node that is down or drained; running jobs (some overrun, some
+// preemptible); bookings and holds, active and future, of any shape;
+// pending jobs of every shape; caps on users and teams; any policy.
+func drawCase(t *rapid.T) (Snapshot, Config) {
+	s := Snapshot{Now: t0, Users: map[int64]Principal{}, Teams: map[int64]Principal{}}
+	minutes := func(label string, lo, hi int) time.Duration {
+		return time.Duration(rapid.IntRange(lo, hi).Draw(t, label)) * time.Minute
+	}
+	var all []int64
+	for n := range int64(rapid.IntRange(1, 4).Draw(t, "nodes")) {
+		n++
+		s.Nodes = append(s.Nodes, Node{ID: n, Up: rapid.IntRange(0, 9).Draw(t, "up") > 0,
+			Drained: rapid.IntRange(0, 9).Draw(t, "ndrain") == 0})
+		a100 := rapid.Bool().Draw(t, "a100")
+		for i := range rapid.IntRange(1, 8).Draw(t, "per") {
+			g := GPU{ID: n*100 + int64(i), NodeID: n, Index: i, Model: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559,
+				NVLinkGroup: rapid.IntRange(-1, 1).Draw(t, "nvl"), Healthy: rapid.IntRange(0, 9).Draw(t, "healthy") > 0,
+				Drained: rapid.IntRange(0, 19).Draw(t, "gdrain") == 0, Foreign: rapid.IntRange(0, 19).Draw(t, "foreign") == 0}
+			if a100 {
+				g.Model, g.MemoryMiB = "NVIDIA A100-SXM4-40GB", 40960
+			}
+			s.GPUs = append(s.GPUs, g)
+			all = append(all, g.ID)
+		}
+	}
+	id := int64(0)
+	held := map[int64]bool{}
+	for range rapid.IntRange(0, 6).Draw(t, "running") {
+		id++
+		var gs []int64
+		for range rapid.IntRange(1, 4).Draw(t, "rgpus") {
+			if g := rapid.SampledFrom(all).Draw(t, "rgpu"); !held[g] {
+				held[g] = true
+				gs = append(gs, g)
+			}
+		}
+		if len(gs) == 0 {
+			continue
+		}
+		u := rapid.Int64Range(1, 4).Draw(t, "ruser")
+		ran := minutes("ran", 0, 600)
+		s.Running = append(s.Running, Job{ID: 1000 + id, UserID: u, TeamID: u % 3, GPUCount: len(gs), GPUs: gs,
+			Priority: rapid.IntRange(1, 4).Draw(t, "rprio"), Preemptible: rapid.Bool().Draw(t, "preemptible"),
+			StartedAt: t0.Add(-ran), SubmittedAt: t0.Add(-ran - time.Hour), EstimatedDuration: minutes("rest", 0, 720)})
+	}
+	for b := range rapid.IntRange(0, 3).Draw(t, "bookings") {
+		u := rapid.Int64Range(1, 4).Draw(t, "buser")
+		start := t0.Add(minutes("bstart", -120, 240))
+		bk := Booking{ID: int64(b + 1), UserID: u, TeamID: u % 3, UserName: fmt.Sprint("user", u), Hold: rapid.Bool().Draw(t, "hold"),
+			GPUCount: rapid.IntRange(1, 4).Draw(t, "bgpus"), Start: start, End: start.Add(minutes("blen", 10, 300))}
+		switch rapid.IntRange(0, 3).Draw(t, "bkind") {
+		case 1:
+			bk.GPUModel = "a100"
+		case 2:
+			bk.NodeID = s.Nodes[rapid.IntRange(0, len(s.Nodes)-1).Draw(t, "bnode")].ID
+		case 3:
+			bk.GPUIDs = nil
+			for range bk.GPUCount {
+				bk.GPUIDs = append(bk.GPUIDs, rapid.SampledFrom(all).Draw(t, "bgpu"))
+			}
+		}
+		s.Bookings = append(s.Bookings, bk)
+	}
+	for range rapid.IntRange(0, 12).Draw(t, "pending") {
+		id++
+		u := rapid.Int64Range(1, 4).Draw(t, "puser")
+		j := Job{ID: id, UserID: u, TeamID: u % 3, GPUCount: rapid.SampledFrom([]int{1, 1, 1, 2, 2, 3, 4, 8, 9}).Draw(t, "pgpus"),
+			Priority: rapid.IntRange(1, 4).Draw(t, "pprio"), AllowMultiNode: rapid.IntRange(0, 3).Draw(t, "multi") == 0,
+			SubmittedAt: t0.Add(-minutes("wait", 0, 48*60)), EstimatedDuration: minutes("pest", 0, 480)}
+		switch rapid.IntRange(0, 5).Draw(t, "pfilter") {
+		case 1:
+			j.GPUModel = "A100"
+		case 2:
+			j.MinMemoryMiB = 60000
+		}
+		s.Pending = append(s.Pending, j)
+	}
+	for u := int64(1); u <= 4; u++ {
+		s.Users[u] = Principal{Share: float64(rapid.IntRange(0, 3).Draw(t, "share")),
+			GPUCap: rapid.SampledFrom([]int{0, 0, 2, 4, 8}).Draw(t, "ucap"), Usage: float64(rapid.IntRange(0, 1000).Draw(t, "usage"))}
+	}
+	for tm := int64(1); tm <= 2; tm++ {
+		s.Teams[tm] = Principal{GPUCap: rapid.SampledFrom([]int{0, 0, 4, 8}).Draw(t, "tcap"), Usage: float64(rapid.IntRange(0, 1000).Draw(t, "tusage"))}
+	}
+	c := DefaultConfig()
+	c.Policy = rapid.SampledFrom([]string{PolicyFCFS, PolicyPriority, PolicyFairShare, PolicySJF}).Draw(t, "policy")
+	c.Backfill, c.Preemption = rapid.Bool().Draw(t, "backfill"), rapid.Bool().Draw(t, "preemption")
+	c.AgingPerHour = rapid.SampledFrom([]float64{0, 0.25, 2}).Draw(t, "aging")
+	c.MinRuntime = Duration(minutes("minrun", 0, 30))
+	c.DefaultDuration = Duration(rapid.SampledFrom([]time.Duration{time.Hour, 4 * time.Hour}).Draw(t, "defdur"))
+	return s, c
+}
+
+// shuffled returns s with every slice in a random order.
+func shuffled(t *rapid.T, s Snapshot) Snapshot {
+	s.Nodes = rapid.Permutation(s.Nodes).Draw(t, "pnodes")
+	s.GPUs = rapid.Permutation(s.GPUs).Draw(t, "pgpus")
+	s.Running = rapid.Permutation(s.Running).Draw(t, "prunning")
+	for i := range s.Running {
+		s.Running[i].GPUs = rapid.Permutation(s.Running[i].GPUs).Draw(t, "prgpus")
+	}
+	s.Pending = rapid.Permutation(s.Pending).Draw(t, "ppending")
+	s.Bookings = rapid.Permutation(s.Bookings).Draw(t, "pbookings")
+	for i := range s.Bookings {
+		s.Bookings[i].GPUIDs = rapid.Permutation(s.Bookings[i].GPUIDs).Draw(t, "pbgpus")
+	}
+	return s
+}

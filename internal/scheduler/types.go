@@ -1,0 +1,173 @@
+// Package scheduler is GPUScheduler's pure scheduling core: a Snapshot of the
+// cluster and its queue goes in, a Plan comes out (which job starts on which
+// exact GPUs, which running jobs to preempt, and why every other job waits).
+// It has no database, no clock and no I/O: time arrives in the snapshot, and
+// the same snapshot and configuration always give the same plan. It imports
+// only the standard library. README.md draws the pipeline.
+package scheduler
+
+import "time"
+
+// Priority levels of a job, as in the orchestration design.
+const (
+	PriorityLow      = 1
+	PriorityNormal   = 2
+	PriorityHigh     = 3
+	PriorityCritical = 4
+)
+
+// Node is a GPU host.
+type Node struct {
+	ID      int64
+	Name    string
+	Up      bool // heartbeating; GPUs of a node that is not up are never offered
+	Drained bool // an admin asked that nothing new start here
+}
+
+// GPU is one accelerator. Only GPUs that are present are in a snapshot.
+type GPU struct {
+	ID          int64
+	NodeID      int64
+	Index       int
+	Model       string // e.g. "NVIDIA H100 80GB HBM3"
+	MemoryMiB   int64
+	NVLinkGroup int  // GPUs of one node sharing a group are NVLink-connected; -1 when unknown
+	Healthy     bool // false: failed (XID, ECC) — never offered
+	Drained     bool
+	Foreign     bool // a process the scheduler did not start holds it — never offered while so
+}
+
+// Job is a request for GPUs: pending (in Snapshot.Pending) or running
+// (in Snapshot.Running, with StartedAt and GPUs set).
+type Job struct {
+	ID     int64
+	UserID int64
+	TeamID int64 // 0: no team
+	Name   string
+
+	GPUCount       int
+	GPUModel       string // "" any; else a GPU's Model must contain it (case-insensitive)
+	MinMemoryMiB   int64  // 0 any; else each GPU must have at least this much memory
+	AllowMultiNode bool   // may span nodes; otherwise all GPUs come from one node
+
+	Priority    int  // PriorityLow … PriorityCritical
+	Preemptible bool // may be stopped for a higher-priority job
+
+	// SubmittedAt is the job's place in the queue. A preempted job keeps
+	// its original SubmittedAt, so it goes back to where it was.
+	SubmittedAt time.Time
+	// EstimatedDuration is the user's estimate, else a learned one; 0 means
+	// unknown and Config.DefaultDuration is used.
+	EstimatedDuration time.Duration
+
+	// Running jobs only.
+	StartedAt time.Time
+	GPUs      []int64 // the exact GPUs it holds
+}
+
+// Booking is a claim on GPUs for a window: a calendar booking, or a client
+// agent's pre-warm hold (a short booking that starts now). Other users' jobs
+// are never placed on the GPUs a booking needs during its window; the
+// owner's jobs start there first. Bookings count against quotas.
+type Booking struct {
+	ID       int64
+	UserID   int64
+	UserName string // for explanations: "GPUs booked by ana until 14:00 UTC"
+	Hold     bool   // a pre-warm hold rather than a calendar booking
+	// TeamID is the owner's team, so that an active booking counts against
+	// the team's GPUCap as well as the user's; 0: no team.
+	TeamID int64
+
+	GPUCount int
+	GPUModel string  // "" any, else as Job.GPUModel
+	NodeID   int64   // 0 any node
+	GPUIDs   []int64 // exact GPUs when the user chose them (then GPUCount == len(GPUIDs))
+
+	Start, End time.Time
+}
+
+// Principal is a user or a team as fair share and quotas see it.
+type Principal struct {
+	Name string
+	// Share is the fair-share weight (normalised by the core over all
+	// principals of the same kind); 0 means 1.
+	Share float64
+	// GPUCap is the hard cap of concurrent GPUs (running jobs plus active
+	// bookings and holds); 0 means no cap.
+	GPUCap int
+	// Usage is the decayed GPU-seconds used so far (see DecayedUsage).
+	Usage float64
+}
+
+// Snapshot is everything one pass decides on, read in one transaction.
+type Snapshot struct {
+	Now      time.Time
+	Nodes    []Node
+	GPUs     []GPU
+	Running  []Job
+	Pending  []Job
+	Bookings []Booking // active and future, not ended, not canceled
+	Users    map[int64]Principal
+	Teams    map[int64]Principal
+}
+
+// Plan is what one pass decided.
+type Plan struct {
+	Starts      []Start
+	Preemptions []Preemption
+	// Pending explains every pending job that does not start, in queue order.
+	Pending []Explanation
+}
+
+// Start places a job on exact GPUs now.
+type Start struct {
+	JobID  int64
+	GPUIDs []int64
+	// Backfilled is set when the job jumped ahead of a blocked job without
+	// delaying its reservation.
+	Backfilled bool
+}
+
+// Preemption asks a running job to stop so that ForJobID can start on a
+// later pass, once the GPUs are released.
+type Preemption struct {
+	JobID    int64
+	ForJobID int64
+	Reason   string
+}
+
+// Reason codes of an Explanation.
+const (
+	ReasonNoCapacity      = "no_capacity"       // not enough free GPUs now (wording says where)
+	ReasonFragmented      = "fragmented"        // enough GPUs in total but not on one node
+	ReasonNoMatchingGPU   = "no_matching_gpu"   // no GPU in the cluster can ever satisfy it
+	ReasonUserQuota       = "user_quota"        // "user quota reached 8/8"
+	ReasonTeamQuota       = "team_quota"        // "team quota reached 8/8"
+	ReasonBehindHigher    = "behind_higher"     // "behind 3 higher-priority jobs"
+	ReasonReservedForHead = "reserved_for_head" // starting it would delay the head job's reservation
+	ReasonBooked          = "booked"            // "GPUs booked by ana until 14:00"
+	ReasonPreempting      = "preempting"        // lower-priority jobs are being stopped for it
+	ReasonPaused          = "paused"            // scheduling is stopped (set by the pass, not the core)
+)
+
+// Explanation says why a pending job waits, where it stands, and when it is
+// expected to start.
+type Explanation struct {
+	JobID int64
+	// Position is the 1-based place among the jobs still waiting after this
+	// plan, in the policy's order (1 = next; started jobs do not count).
+	Position int
+	Code     string // one of the Reason* codes
+	Reason   string // a sentence for a person
+	// EstimatedStart is when the job is expected to start, from running
+	// jobs' estimated ends, bookings and the reservations of the jobs ahead
+	// of it; zero when it cannot be estimated (a job that never fits) and
+	// beyond position 100.
+	EstimatedStart time.Time
+	// Score is the job's effective priority under the policy (higher first).
+	Score float64
+	// At is the instant the Reason's "HH:MM UTC" stands for, in full: the
+	// end of the booking for ReasonBooked, the head job's reserved start
+	// for ReasonReservedForHead; zero for the other codes.
+	At time.Time
+}

@@ -1,0 +1,124 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// QueueScheduler is the River queue of scheduling passes: one worker per
+// replica, so passes run one after another (the advisory lock serialises
+// replicas).
+const QueueScheduler = "scheduler"
+
+// passLockKey is the transaction advisory lock every pass takes first
+// (the bytes of "schedule").
+const passLockKey int64 = 0x7363686564756c65
+
+// SchedulePassArgs asks for one scheduling pass.
+type SchedulePassArgs struct {
+	Reason string `json:"reason"`
+}
+
+// Kind is the River job kind.
+func (SchedulePassArgs) Kind() string { return "schedule_pass" }
+
+// InsertOpts puts passes on their own queue, ahead of other work.
+func (SchedulePassArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueScheduler, Priority: 1}
+}
+
+// SchedulePassWorker runs one pass of the scheduler.
+type SchedulePassWorker struct {
+	river.WorkerDefaults[SchedulePassArgs]
+	deps *Deps
+}
+
+// Work runs the pass.
+func (w *SchedulePassWorker) Work(ctx context.Context, job *river.Job[SchedulePassArgs]) error {
+	_, err := RunPass(ctx, *w.deps, job.ID, job.Args.Reason)
+	return err
+}
+
+// RunPass runs one scheduling pass in one transaction: take the advisory
+// lock, skip if a newer pass is already queued (it will see everything this
+// one would), load the snapshot, run the core, apply the plan (allocations,
+// state moves with their events, preemptions, dispatch jobs), record every
+// pending job's explanation, and commit; NOTIFY goes out with the commit.
+// riverJobID is the pass's own River job (0 when run directly).
+func RunPass(ctx context.Context, d Deps, riverJobID int64, reason string) (models.PassStats, error) {
+	var stats models.PassStats
+	err := d.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+		start := time.Now()
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, passLockKey); err != nil {
+			return fmt.Errorf("jobs: pass lock: %w", err)
+		}
+		if riverJobID != 0 {
+			var newer bool
+			if err := tx.NewRaw(`SELECT EXISTS (SELECT 1 FROM river_job WHERE kind = 'schedule_pass'
+				AND state = 'available' AND id > ?)`, riverJobID).Scan(ctx, &newer); err != nil {
+				return fmt.Errorf("jobs: look for newer passes: %w", err)
+			}
+			if newer {
+				return models.Notify(ctx, tx, models.ChannelScheduler, PassDone)
+			}
+		}
+		now := d.Now()
+		paused, err := models.SchedulingPaused(ctx, tx)
+		if err != nil {
+			return err
+		}
+		cfg, err := models.SchedulerConfig(ctx, tx)
+		if err != nil {
+			return err
+		}
+		snap, err := models.LoadSnapshot(ctx, tx, now, time.Duration(cfg.FairShare.HalfLife))
+		if err != nil {
+			return err
+		}
+		coreStart := time.Now()
+		var plan scheduler.Plan
+		if paused {
+			plan = pausedPlan(snap)
+		} else {
+			plan = scheduler.Schedule(snap, cfg)
+		}
+		stats.CoreMS = msSince(coreStart)
+		if err := applyPlan(ctx, d, tx, plan, now); err != nil {
+			return err
+		}
+		if err := models.RecordExplanations(ctx, tx, plan.Pending, now); err != nil {
+			return err
+		}
+		host, _ := os.Hostname()
+		stats.At, stats.Reason, stats.Replica = now, reason, host
+		stats.Pending, stats.Started, stats.Preempted = len(plan.Pending), len(plan.Starts), len(plan.Preemptions)
+		stats.DurationMS = msSince(start)
+		if err := models.RecordPass(ctx, tx, &stats); err != nil {
+			return err
+		}
+		return models.Notify(ctx, tx, models.ChannelScheduler, PassDone)
+	})
+	if err != nil {
+		return stats, fmt.Errorf("jobs: scheduling pass: %w", err)
+	}
+	return stats, nil
+}
+
+// pausedPlan starts nothing and tells every pending job why.
+func pausedPlan(s scheduler.Snapshot) scheduler.Plan {
+	var p scheduler.Plan
+	for i, j := range s.Pending {
+		p.Pending = append(p.Pending, scheduler.Explanation{JobID: j.ID, Position: i + 1, Code: scheduler.ReasonPaused,
+			Reason: "scheduling is paused by an admin (gpusched orchestrator start resumes it)"})
+	}
+	return p
+}
+
+func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }

@@ -1,0 +1,101 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+)
+
+// JobFilter selects jobs to list.
+type JobFilter struct {
+	States  []string
+	OwnerID *int64
+	TeamID  *int64
+	Limit   int
+}
+
+// ListJobs returns jobs matching f: pending ones in queue order, others
+// newest first.
+func ListJobs(ctx context.Context, db bun.IDB, f JobFilter) ([]Job, error) {
+	var out []Job
+	q := db.NewSelect().Model(&out)
+	if len(f.States) > 0 {
+		q = q.Where("state IN (?)", bun.In(f.States))
+	}
+	if f.OwnerID != nil {
+		q = q.Where("owner_id = ?", *f.OwnerID)
+	}
+	if f.TeamID != nil {
+		q = q.Where("team_id = ?", *f.TeamID)
+	}
+	q = q.OrderExpr("state = 'queued' DESC, queue_position ASC NULLS LAST, submitted_at, id")
+	if f.Limit > 0 {
+		q = q.Limit(int64(f.Limit))
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, fmt.Errorf("models: list jobs: %w", err)
+	}
+	return out, nil
+}
+
+// RecordExplanations stores the scheduler's word on every pending job in one
+// statement (touching only rows whose word changed), and clears it from jobs
+// that are no longer pending. explained_at says when a job's word last
+// changed; score is as of then.
+func RecordExplanations(ctx context.Context, db bun.IDB, ex []scheduler.Explanation, now time.Time) error {
+	type row struct {
+		ID       int64      `json:"id"`
+		Position int        `json:"position"`
+		Code     string     `json:"code"`
+		Reason   string     `json:"reason"`
+		ETA      *time.Time `json:"eta"`
+		Score    float64    `json:"score"`
+	}
+	rows := make([]row, len(ex))
+	for i, e := range ex {
+		rows[i] = row{ID: e.JobID, Position: e.Position, Code: e.Code, Reason: e.Reason, Score: e.Score}
+		if !e.EstimatedStart.IsZero() {
+			t := e.EstimatedStart
+			rows[i].ETA = &t
+		}
+	}
+	body, err := json.Marshal(rows)
+	if err != nil {
+		return fmt.Errorf("models: record explanations: %w", err)
+	}
+	if _, err := db.ExecContext(ctx, `
+UPDATE jobs j SET queue_position = t.position, pending_code = t.code, pending_reason = t.reason,
+    estimated_start_at = t.eta, score = t.score, explained_at = ?
+FROM jsonb_to_recordset(?::jsonb) AS t(id bigint, position int, code text, reason text, eta timestamptz, score float8)
+WHERE j.id = t.id AND j.state = 'queued'
+  -- Write only what changed: a pass over a long, quiet queue writes nothing.
+  AND (j.queue_position IS DISTINCT FROM t.position OR j.pending_code <> t.code OR j.pending_reason <> t.reason
+       -- ETAs drift with the clock (an overrun job "ends now"): a minute's change counts.
+       OR date_trunc('minute', j.estimated_start_at) IS DISTINCT FROM date_trunc('minute', t.eta))`, now, string(body)); err != nil {
+		return fmt.Errorf("models: record explanations: %w", err)
+	}
+	if _, err := db.ExecContext(ctx, `
+UPDATE jobs SET queue_position = NULL, pending_code = '', pending_reason = '', estimated_start_at = NULL
+WHERE state <> 'queued' AND (queue_position IS NOT NULL OR pending_code <> '')`); err != nil {
+		return fmt.Errorf("models: clear explanations: %w", err)
+	}
+	return nil
+}
+
+// SetJobPriority changes a pending or running job's priority.
+func SetJobPriority(ctx context.Context, db bun.IDB, id int64, priority int, now time.Time) error {
+	res, err := db.NewUpdate().Model((*Job)(nil)).Set("priority = ?", priority).Set("updated_at = ?", now).
+		Where("id = ?", id).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("models: set priority of job %d: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("models: set priority of job %d: %w", id, ErrNotFound)
+	}
+	return Notify(ctx, db, ChannelJobs, fmt.Sprint(id))
+}
