@@ -96,6 +96,9 @@ func RunPass(ctx context.Context, d Deps, riverJobID int64, reason string) (mode
 		if err := models.RecordExplanations(ctx, tx, plan.Pending, now); err != nil {
 			return err
 		}
+		if err := scheduleBoundaryPass(ctx, d, tx, snap); err != nil {
+			return err
+		}
 		host, _ := os.Hostname()
 		stats.At, stats.Reason, stats.Replica = now, reason, host
 		stats.Pending, stats.Started, stats.Preempted = len(plan.Pending), len(plan.Starts), len(plan.Preemptions)
@@ -122,3 +125,29 @@ func pausedPlan(s scheduler.Snapshot) scheduler.Plan {
 }
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
+
+// scheduleBoundaryPass queues a pass for the moment the next booking or hold
+// starts or ends: time alone changes what may start then, and no NOTIFY
+// marks it.
+func scheduleBoundaryPass(ctx context.Context, d Deps, tx *models.Tx, s scheduler.Snapshot) error {
+	var next time.Time
+	for _, b := range s.Bookings {
+		for _, t := range []time.Time{b.Start, b.End} {
+			if t.After(s.Now) && (next.IsZero() || t.Before(next)) {
+				next = t
+			}
+		}
+	}
+	if next.IsZero() || d.River == nil {
+		return nil
+	}
+	_, err := d.River.InsertTx(ctx, tx.PGX(), SchedulePassArgs{Reason: "booking boundary"}, &river.InsertOpts{
+		Queue: QueueScheduler, Priority: 1, ScheduledAt: next,
+		// One waiting pass per boundary, however many passes see it.
+		UniqueOpts: river.UniqueOpts{ByArgs: true, ByPeriod: time.Second},
+	})
+	if err != nil {
+		return fmt.Errorf("jobs: queue the pass at %s: %w", next.Format(time.RFC3339), err)
+	}
+	return nil
+}

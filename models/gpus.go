@@ -107,10 +107,10 @@ ON CONFLICT (uuid) DO UPDATE SET node_id = excluded.node_id, idx = excluded.idx,
 
 // HeartbeatResult says what a heartbeat changed that others care about.
 type HeartbeatResult struct {
-	CameBack bool     // the node was not up before
+	CameBack bool // the node was not up before
 	// Unregistered is set when the node never registered: it must, first.
 	Unregistered bool
-	Unknown  []string // reported UUIDs the server does not know for this node
+	Unknown      []string // reported UUIDs the server does not know for this node
 	// AvailabilityChanged is set when a GPU's health, or whether processes
 	// run on it, changed: the scheduler may now place (or no longer place)
 	// jobs there.

@@ -123,10 +123,11 @@ func loadBookings(ctx context.Context, db bun.IDB, s *scheduler.Snapshot) error 
 		Booking
 		UserEmail string  `bun:"user_email"`
 		UserName  string  `bun:"user_name"`
+		TeamID    *int64  `bun:"team_id"`
 		GPUIDs    []int64 `bun:"gpu_ids,array"`
 	}
 	err := db.NewSelect().Model((*Booking)(nil)).ColumnExpr("booking.*").
-		ColumnExpr("u.email AS user_email, u.name AS user_name").
+		ColumnExpr("u.email AS user_email, u.name AS user_name, u.team_id").
 		ColumnExpr("ARRAY(SELECT bg.gpu_id FROM booking_gpus bg WHERE bg.booking_id = booking.id ORDER BY bg.gpu_id) AS gpu_ids").
 		Join("JOIN users AS u ON u.id = booking.user_id").
 		Where("booking.canceled_at IS NULL").Where("booking.ends_at > ?", s.Now).
@@ -143,6 +144,9 @@ func loadBookings(ctx context.Context, db bun.IDB, s *scheduler.Snapshot) error 
 			GPUCount: r.GPUCount, GPUModel: r.GPUModel, GPUIDs: r.GPUIDs, Start: r.StartsAt, End: r.EndsAt}
 		if r.NodeID != nil {
 			b.NodeID = *r.NodeID
+		}
+		if r.TeamID != nil {
+			b.TeamID = *r.TeamID
 		}
 		s.Bookings = append(s.Bookings, b)
 	}

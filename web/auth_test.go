@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
@@ -85,5 +86,30 @@ func TestMeShowsTheTokensUser(t *testing.T) {
 	}
 	if contains(body, `"hash"`) {
 		t.Fatalf("the token's hash is exposed: %s", body)
+	}
+}
+
+// Tokens are cached after their first use; revoking one reaches every
+// cache through NOTIFY, so it stops working at once, not at the cache's TTL.
+func TestRevocationReachesTheTokenCache(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	tok, _ := s.UserToken(t, models.RoleMember)
+	if status, _ := s.Do(t, "GET", "/api/v1/me", tok, ""); status != 200 {
+		t.Fatalf("first use: %d", status)
+	}
+	if _, err := models.RevokeToken(context.Background(), s.DB.Bun, tok, nil, testNow()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		status, _ := s.Do(t, "GET", "/api/v1/me", tok, "")
+		if status == 401 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a revoked token still answered %d after 5s", status)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

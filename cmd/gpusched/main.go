@@ -32,7 +32,8 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newServeCmd(), newMigrateCmd(), newNodeCmd(), newVersionCmd(), newUserCmd(), newTokenCmd())
+	root.AddCommand(newServeCmd(), newMigrateCmd(), newNodeCmd(), newVersionCmd(), newUserCmd(), newTokenCmd(), newSimCmd(),
+		newSubmitCmd(), newQueueCmd(), newCancelCmd())
 	return root
 }
 

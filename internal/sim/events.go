@@ -1,0 +1,148 @@
+package sim
+
+import (
+	"container/heap"
+	"slices"
+	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+)
+
+// Job states in a replay.
+const (
+	stateWaiting = iota // not arrived yet
+	stateQueued
+	stateRunning
+	stateDone
+	stateDropped
+)
+
+// schedJob is job i as the scheduler sees it while pending.
+func (s *simulator) schedJob(i int) scheduler.Job {
+	j := s.w.Jobs[i]
+	est := j.Estimate
+	if est == 0 {
+		est = j.Runtime
+	}
+	return scheduler.Job{
+		ID: j.ID, UserID: j.User, Name: j.Name, GPUCount: j.GPUs, AllowMultiNode: j.MultiNode,
+		Priority: j.Priority, Preemptible: true, SubmittedAt: at(j.Submit), EstimatedDuration: est,
+	}
+}
+
+// start places job i on gpus at t and schedules its completion.
+func (s *simulator) start(i int, gpus []int64, t time.Duration) {
+	r := &s.runs[i]
+	r.start, r.gpus, r.state = t, slices.Clone(gpus), stateRunning
+	r.gen++
+	for _, g := range gpus {
+		s.owner[g] = i
+	}
+	s.running = append(s.running, i)
+	rec := &s.res.Records[i]
+	if rec.Preempted == 0 {
+		rec.FirstStart = t
+	}
+	rec.Start = t
+	heap.Push(&s.ends, endEvent{at: t + s.w.Jobs[i].Runtime, job: i, gen: r.gen})
+}
+
+// release frees job i's GPUs at t, books its usage, and returns the
+// GPU-seconds the run held.
+func (s *simulator) release(i int, t time.Duration) float64 {
+	r := &s.runs[i]
+	for _, g := range r.gpus {
+		s.owner[g] = -1
+	}
+	j := s.w.Jobs[i]
+	s.usage.close(j.User, j.GPUs, at(r.start), at(t))
+	held := float64(len(r.gpus)) * (t - r.start).Seconds()
+	s.res.BusyGPUSeconds += held
+	r.gpus = nil
+	s.running = slices.DeleteFunc(s.running, func(k int) bool { return k == i })
+	return held
+}
+
+// completeUntil ends every run due at or before t, in time order.
+func (s *simulator) completeUntil(t time.Duration) {
+	for len(s.ends) > 0 && s.ends[0].at <= t {
+		e := heap.Pop(&s.ends).(endEvent)
+		if e.gen != s.runs[e.job].gen || s.runs[e.job].state != stateRunning {
+			continue // preempted since
+		}
+		s.release(e.job, e.at)
+		s.runs[e.job].state = stateDone
+		rec := &s.res.Records[e.job]
+		rec.End, rec.Done = e.at, true
+	}
+}
+
+// preempt stops running job i at t: its progress is lost and it goes
+// back to the queue at its original place (SubmittedAt).
+func (s *simulator) preempt(i int, t time.Duration) {
+	s.res.LostGPUSeconds += s.release(i, t)
+	s.runs[i].state = stateQueued
+	s.res.Records[i].Preempted++
+	s.res.Preemptions++
+	j := s.schedJob(i)
+	k, _ := slices.BinarySearchFunc(s.pending, j, func(a, b scheduler.Job) int {
+		if c := a.SubmittedAt.Compare(b.SubmittedAt); c != 0 {
+			return c
+		}
+		return int(a.ID - b.ID)
+	})
+	s.pending = slices.Insert(s.pending, k, j)
+}
+
+// drop gives up on queued job i: it can never start.
+func (s *simulator) drop(i int) {
+	s.runs[i].state = stateDropped
+	s.res.Records[i].Unschedulable = true
+	s.res.Unschedulable++
+}
+
+// dropStuck drops what blocks an idle cluster: every queued job that no
+// node (or, spanning nodes, the whole cluster) can hold; failing that, the
+// job the last pass put at the head of its queue, else the oldest.
+func (s *simulator) dropStuck() {
+	c := s.w.Cluster
+	stuck := func(j scheduler.Job) bool {
+		return j.GPUCount > c.GPUs() || (j.GPUCount > c.GPUsPerNode && !j.AllowMultiNode)
+	}
+	if !slices.ContainsFunc(s.pending, stuck) {
+		head := s.pending[0].ID
+		if slices.ContainsFunc(s.pending, func(j scheduler.Job) bool { return j.ID == s.head }) {
+			head = s.head
+		}
+		stuck = func(j scheduler.Job) bool { return j.ID == head }
+	}
+	s.pending = slices.DeleteFunc(s.pending, func(j scheduler.Job) bool {
+		if stuck(j) {
+			s.drop(s.index[j.ID])
+			return true
+		}
+		return false
+	})
+}
+
+// endEvent is a run's completion.
+type endEvent struct {
+	at       time.Duration
+	job, gen int
+}
+
+// endHeap orders completions by time, then job index.
+type endHeap []endEvent
+
+func (h endHeap) Len() int { return len(h) }
+func (h endHeap) Less(a, b int) bool {
+	return h[a].at < h[b].at || (h[a].at == h[b].at && h[a].job < h[b].job)
+}
+func (h endHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h *endHeap) Push(x any)   { *h = append(*h, x.(endEvent)) }
+func (h *endHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}

@@ -1,0 +1,75 @@
+// Package sim replays GPU-cluster job traces through the scheduling core
+// (internal/scheduler) on a virtual clock, so that policies can be compared
+// on the same workload without a database, a node or a wall clock.
+//
+// A replay has four steps: read a trace (Alibaba v2023 openb pods, the
+// Tiresias job trace, or our plain CSV) into Jobs; Prepare them for a
+// Cluster (take the first N by arrival, handle jobs larger than a node,
+// scale arrival times to a target offered load); Run the event loop once
+// per policy; Summarize each run into Metrics and print them side by side.
+// README.md states every modelling choice.
+package sim
+
+import (
+	"math"
+	"time"
+)
+
+// Job is one job of a trace, as the simulator replays it.
+type Job struct {
+	// ID is the job's identity in the replay: 1-based, in trace order.
+	ID int64
+	// Name is the trace's own name of the job (pod name, job_id, id).
+	Name string
+	// User is the 1-based id of the job's owner (see Trace.Users).
+	User int64
+	// Submit is the arrival time as an offset from the trace start.
+	Submit time.Duration
+	// Runtime is how long the job runs once started (and again from the
+	// start after a preemption: progress is lost).
+	Runtime time.Duration
+	// GPUs is the number of whole GPUs the job asks for.
+	GPUs int
+	// Priority is scheduler.PriorityLow … scheduler.PriorityCritical.
+	Priority int
+	// Estimate is the runtime the user announces to the scheduler; 0 means
+	// the exact Runtime is announced.
+	Estimate time.Duration
+	// MultiNode lets the job span nodes (set by Prepare for jobs larger than
+	// one node of the simulated cluster).
+	MultiNode bool
+}
+
+// Trace is a trace file read into jobs, with what was left out and how the
+// file's columns were mapped.
+type Trace struct {
+	// File is the path the trace was read from.
+	File string
+	// Format is the reader used: alibaba-openb, tiresias or csv.
+	Format string
+	// Rows is the number of data rows in the file.
+	Rows int
+	// Jobs are the jobs kept, in file order.
+	Jobs []Job
+	// Users names each user id used by Jobs (index 0 unused).
+	Users []string
+	// Skipped counts rows left out, by reason ("cpu-only", "never ran"…).
+	Skipped map[string]int
+	// Notes say, one sentence each, how the trace was interpreted; the
+	// report prints them in its header.
+	Notes []string
+}
+
+// skip counts a row left out for reason.
+func (t *Trace) skip(reason string) {
+	if t.Skipped == nil {
+		t.Skipped = map[string]int{}
+	}
+	t.Skipped[reason]++
+}
+
+// seconds converts a number of seconds to a Duration, rounded to the
+// nanosecond.
+func seconds(s float64) time.Duration {
+	return time.Duration(math.Round(s * float64(time.Second)))
+}

@@ -1,0 +1,76 @@
+package sim
+
+import (
+	"testing"
+	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+)
+
+// fcfsConfig is strict FCFS: no backfill, no preemption.
+func fcfsConfig(t *testing.T) scheduler.Config {
+	t.Helper()
+	cfg, ok := scheduler.Preset(scheduler.PolicyFCFS)
+	if !ok {
+		t.Fatal("no fcfs preset")
+	}
+	cfg.Backfill, cfg.Preemption = false, false
+	return cfg
+}
+
+func TestRunThreeJobsFCFS(t *testing.T) {
+	t.Parallel()
+	w := &Workload{Jobs: threeJobs(), Cluster: Cluster{1, 2, "H100"}, Scale: 1}
+	r, err := Run(w, fcfsConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := threeJobsResult()
+	for i, rec := range r.Records {
+		if rec != want.Records[i] {
+			t.Errorf("record %d = %+v, want %+v", i, rec, want.Records[i])
+		}
+	}
+	if r.BusyGPUSeconds != want.BusyGPUSeconds || r.Preemptions != 0 || r.Unschedulable != 0 {
+		t.Errorf("result %+v", r)
+	}
+}
+
+func TestRunPreemptsForHigherPriority(t *testing.T) {
+	t.Parallel()
+	cfg := scheduler.DefaultConfig()
+	cfg.Policy, cfg.Backfill, cfg.Preemption = scheduler.PolicyPriority, false, true
+	w := &Workload{Cluster: Cluster{1, 2, "H100"}, Scale: 1, Jobs: []Job{
+		{ID: 1, Name: "low", User: 1, GPUs: 2, Runtime: time.Hour, Priority: scheduler.PriorityLow},
+		{ID: 2, Name: "high", User: 2, GPUs: 2, Submit: 30 * time.Minute, Runtime: 10 * time.Minute, Priority: scheduler.PriorityHigh},
+	}}
+	r, err := Run(w, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	low, high := r.Records[0], r.Records[1]
+	// high stops low at 30m and starts at once; low starts over at 40m.
+	if r.Preemptions != 1 || low.Preempted != 1 || high.FirstStart != 30*time.Minute || high.End != 40*time.Minute ||
+		low.FirstStart != 0 || low.Start != 40*time.Minute || low.End != 100*time.Minute {
+		t.Fatalf("result %+v", r)
+	}
+	if r.LostGPUSeconds != 2*1800 || r.BusyGPUSeconds != 2*1800+2*600+2*3600 {
+		t.Errorf("lost %v busy %v GPU-s", r.LostGPUSeconds, r.BusyGPUSeconds)
+	}
+}
+
+func TestRunDropsJobsThatNeverFit(t *testing.T) {
+	t.Parallel()
+	w := &Workload{Cluster: Cluster{2, 2, "H100"}, Scale: 1, Jobs: []Job{
+		{ID: 1, User: 1, GPUs: 3, Runtime: time.Minute, Priority: 2}, // needs one node of 3
+		{ID: 2, User: 1, GPUs: 2, Submit: time.Second, Runtime: time.Minute, Priority: 2},
+		{ID: 3, User: 2, GPUs: 9, Submit: 2 * time.Second, Runtime: time.Minute, Priority: 2, MultiNode: true},
+	}}
+	r, err := Run(w, fcfsConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Unschedulable != 2 || !r.Records[0].Unschedulable || !r.Records[1].Done || !r.Records[2].Unschedulable {
+		t.Fatalf("result %+v", r)
+	}
+}

@@ -1,0 +1,111 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+)
+
+// ReadCSV reads our plain trace format: a header, then
+// id,user,submit_s,duration_s,gpus[,priority][,estimate_s] (columns found
+// by header name). user is any name; priority is 1–4 or low, normal, high,
+// critical (empty: normal); estimate_s is the runtime the user announces
+// (empty: the exact duration). Every bad value is an error naming its line
+// and column: nothing is skipped silently.
+func ReadCSV(r io.Reader, file string) (*Trace, error) {
+	t, err := openTable(r, file, "id", "user", "submit_s", "duration_s", "gpus")
+	if err != nil {
+		return nil, err
+	}
+	tr := &Trace{File: file, Format: FormatCSV, Users: []string{""}}
+	userIDs := map[string]int64{}
+	for {
+		more, err := t.next()
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			break
+		}
+		tr.Rows++
+		j := Job{ID: int64(len(tr.Jobs) + 1), Name: t.str("id")}
+		if j.Name == "" {
+			return nil, t.errAt("id", errors.New("the job id is empty"))
+		}
+		user := t.str("user")
+		if user == "" {
+			return nil, t.errAt("user", errors.New("the user is empty"))
+		}
+		if j.User = userIDs[user]; j.User == 0 {
+			tr.Users = append(tr.Users, user)
+			j.User = int64(len(tr.Users) - 1)
+			userIDs[user] = j.User
+		}
+		if j.Submit, err = t.seconds("submit_s", true); err != nil {
+			return nil, err
+		}
+		if j.Runtime, err = t.seconds("duration_s", false); err != nil {
+			return nil, err
+		}
+		if j.GPUs, _, err = t.int("gpus"); err == nil && j.GPUs < 1 {
+			err = t.errAt("gpus", fmt.Errorf("%q is not a positive number of GPUs", t.str("gpus")))
+		}
+		if err != nil {
+			return nil, err
+		}
+		if j.Priority, err = parsePriority(t); err != nil {
+			return nil, err
+		}
+		if t.str("estimate_s") != "" {
+			if j.Estimate, err = t.seconds("estimate_s", false); err != nil {
+				return nil, err
+			}
+		}
+		tr.Jobs = append(tr.Jobs, j)
+	}
+	tr.Notes = append(tr.Notes, fmt.Sprintf("%d users named in the trace", len(tr.Users)-1))
+	return tr, nil
+}
+
+// seconds parses column name as seconds: ≥ 0 when zero is true, else > 0.
+func (t *table) seconds(name string, zero bool) (d time.Duration, err error) {
+	v, ok, err := t.float(name)
+	if err == nil && (!ok || v < 0 || (v == 0 && !zero)) {
+		want := "> 0"
+		if zero {
+			want = "≥ 0"
+		}
+		err = t.errAt(name, fmt.Errorf("%q is not a number of seconds %s", t.str(name), want))
+	}
+	if err != nil {
+		return 0, err
+	}
+	return seconds(v), nil
+}
+
+// parsePriority reads the optional priority column.
+func parsePriority(t *table) (int, error) {
+	s := strings.ToLower(t.str("priority"))
+	switch s {
+	case "":
+		return scheduler.PriorityNormal, nil
+	case "low":
+		return scheduler.PriorityLow, nil
+	case "normal":
+		return scheduler.PriorityNormal, nil
+	case "high":
+		return scheduler.PriorityHigh, nil
+	case "critical":
+		return scheduler.PriorityCritical, nil
+	}
+	p, err := strconv.Atoi(s)
+	if err != nil || p < scheduler.PriorityLow || p > scheduler.PriorityCritical {
+		return 0, t.errAt("priority", fmt.Errorf("%q is not a priority 1-4 or low, normal, high, critical", s))
+	}
+	return p, nil
+}

@@ -1,0 +1,98 @@
+package sim
+
+import (
+	"cmp"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// PrepareOptions say how a trace becomes the workload every policy replays.
+type PrepareOptions struct {
+	// Limit keeps only the first Limit jobs by arrival; 0 keeps all.
+	Limit int
+	// Load is the offered load to scale arrival times to; 0 keeps the
+	// trace's own arrival times.
+	Load float64
+	// EstimateNoise is σ of the log-normal noise on the runtime estimate
+	// a job without its own estimate announces: runtime × e^(σ·z), z
+	// standard normal. 0 announces the exact runtime.
+	EstimateNoise float64
+	// Seed drives the estimate noise.
+	Seed uint64
+}
+
+// Workload is a trace prepared for one cluster.
+type Workload struct {
+	// Jobs are sorted by arrival (then ID); the first arrives at 0.
+	Jobs []Job
+	// Cluster is the simulated cluster.
+	Cluster Cluster
+	// OfferedLoad is the offered load of Jobs on Cluster (see OfferedLoad);
+	// 0 when undefined.
+	OfferedLoad float64
+	// Scale is the factor arrival offsets were multiplied by (1: none).
+	Scale float64
+	// Limited counts the jobs Limit left out.
+	Limited int
+	// TooLarge counts the jobs skipped for asking more GPUs than the
+	// whole cluster has.
+	TooLarge int
+	// MultiNode counts the jobs larger than one node but not than the
+	// cluster: they may span nodes (Job.MultiNode).
+	MultiNode int
+}
+
+// Prepare turns jobs (not modified) into the workload for c: it sorts them
+// by arrival, skips jobs larger than the cluster, lets jobs larger than a
+// node span nodes, keeps the first Limit, moves the first arrival to 0,
+// draws estimate noise, and scales arrivals to the target load.
+func Prepare(jobs []Job, c Cluster, opt PrepareOptions) (*Workload, error) {
+	if opt.Limit < 0 || opt.Load < 0 || opt.EstimateNoise < 0 {
+		return nil, errors.New("limit, load and estimate noise must not be negative")
+	}
+	w := &Workload{Cluster: c, Scale: 1}
+	for _, j := range jobs {
+		switch {
+		case j.GPUs > c.GPUs():
+			w.TooLarge++
+			continue
+		case j.GPUs > c.GPUsPerNode:
+			j.MultiNode = true
+		}
+		w.Jobs = append(w.Jobs, j)
+	}
+	slices.SortStableFunc(w.Jobs, func(a, b Job) int {
+		return cmp.Or(cmp.Compare(a.Submit, b.Submit), cmp.Compare(a.ID, b.ID))
+	})
+	if opt.Limit > 0 && len(w.Jobs) > opt.Limit {
+		w.Limited = len(w.Jobs) - opt.Limit
+		w.Jobs = w.Jobs[:opt.Limit]
+	}
+	if len(w.Jobs) == 0 {
+		return nil, errors.New("no job left to replay")
+	}
+	first := w.Jobs[0].Submit
+	for i := range w.Jobs {
+		j := &w.Jobs[i]
+		j.Submit -= first
+		if j.MultiNode {
+			w.MultiNode++
+		}
+		if j.Estimate == 0 && opt.EstimateNoise > 0 {
+			z := rand.New(rand.NewPCG(opt.Seed, uint64(j.ID))).NormFloat64()
+			j.Estimate = max(time.Second, time.Duration(float64(j.Runtime)*math.Exp(opt.EstimateNoise*z)))
+		}
+	}
+	if opt.Load > 0 {
+		f, err := ScaleToLoad(w.Jobs, c.GPUs(), opt.Load)
+		if err != nil {
+			return nil, err
+		}
+		w.Scale = f
+	}
+	w.OfferedLoad, _ = OfferedLoad(w.Jobs, c.GPUs())
+	return w, nil
+}
