@@ -88,7 +88,7 @@ func (h *Handlers) GPUAllocate(c echo.Context) error {
 	var id int64
 	err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
 		_, out, err := idempotent(c, tx, body, func(ctx context.Context) (int, any, error) {
-			if err := models.CreateJob(ctx, tx, job, h.Now()); err != nil {
+			if err := models.CreateJob(ctx, tx.PGX(), job, h.Now()); err != nil {
 				return 0, nil, err
 			}
 			return http.StatusAccepted, map[string]int64{"id": job.ID}, nil
@@ -107,6 +107,7 @@ func (h *Handlers) GPUAllocate(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("handlers: allocate: %w", err)
 	}
+	h.Notifier.Signal(models.ChannelJobs, fmt.Sprint(id))
 	return h.awaitGrant(c, id, wait, events)
 }
 

@@ -53,6 +53,9 @@ type Handlers struct {
 	// Stop asks a job's executor to stop it (cancel), in tx.
 	Stop func(ctx context.Context, tx *models.Tx, j *models.Job, reason string) error
 
+	// Notifier signals committed changes from the hot paths (submissions).
+	Notifier *models.Notifier
+
 	capCache capacityCache
 }
 

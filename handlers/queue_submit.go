@@ -33,9 +33,10 @@ func (h *Handlers) QueueSubmit(c echo.Context) error {
 	if c.Request().Header.Get("Idempotency-Key") == "" {
 		// One atomic statement: no transaction needed.
 		now := h.Now()
-		if err := models.CreateJob(ctx, h.DB.Bun, job, now); err != nil {
+		if err := models.CreateJob(ctx, h.DB.Pool, job, now); err != nil {
 			return fmt.Errorf("handlers: submit: %w", err)
 		}
+		h.Notifier.Signal(models.ChannelJobs, fmt.Sprint(job.ID))
 		return c.JSON(http.StatusCreated, jobJSON(job, u.Email, now))
 	}
 	var status int
@@ -43,7 +44,7 @@ func (h *Handlers) QueueSubmit(c echo.Context) error {
 	err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
 		status, out, err = idempotent(c, tx, body, func(ctx context.Context) (int, any, error) {
 			now := h.Now()
-			if err := models.CreateJob(ctx, tx, job, now); err != nil {
+			if err := models.CreateJob(ctx, tx.PGX(), job, now); err != nil {
 				return 0, nil, err
 			}
 			return http.StatusCreated, jobJSON(job, u.Email, now), nil
@@ -53,5 +54,6 @@ func (h *Handlers) QueueSubmit(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("handlers: submit: %w", err)
 	}
+	h.Notifier.Signal(models.ChannelJobs, fmt.Sprint(job.ID))
 	return c.JSON(status, out)
 }

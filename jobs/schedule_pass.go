@@ -78,35 +78,32 @@ func RunPass(ctx context.Context, d Deps, riverJobID int64, reason string) (mode
 		if err != nil {
 			return err
 		}
-		snap, err := models.LoadSnapshot(ctx, tx, now, time.Duration(cfg.FairShare.HalfLife))
+		host, _ := os.Hostname()
+		stats.At, stats.Reason, stats.Replica = now, reason, host
+		if paused {
+			if err := models.PauseExplanations(ctx, tx, pausedReason, now); err != nil {
+				return err
+			}
+			return finishPass(ctx, tx, &stats, start)
+		}
+		snap, prev, err := models.LoadSnapshot(ctx, tx, now, time.Duration(cfg.FairShare.HalfLife))
 		if err != nil {
 			return err
 		}
 		coreStart := time.Now()
-		var plan scheduler.Plan
-		if paused {
-			plan = pausedPlan(snap)
-		} else {
-			plan = scheduler.Schedule(snap, cfg)
-		}
+		plan := scheduler.Schedule(snap, cfg)
 		stats.CoreMS = msSince(coreStart)
 		if err := applyPlan(ctx, d, tx, plan, now); err != nil {
 			return err
 		}
-		if err := models.RecordExplanations(ctx, tx, plan.Pending, now); err != nil {
+		if err := models.RecordExplanations(ctx, tx, plan.Pending, prev, now); err != nil {
 			return err
 		}
 		if err := scheduleBoundaryPass(ctx, d, tx, snap); err != nil {
 			return err
 		}
-		host, _ := os.Hostname()
-		stats.At, stats.Reason, stats.Replica = now, reason, host
 		stats.Pending, stats.Started, stats.Preempted = len(plan.Pending), len(plan.Starts), len(plan.Preemptions)
-		stats.DurationMS = msSince(start)
-		if err := models.RecordPass(ctx, tx, &stats); err != nil {
-			return err
-		}
-		return models.Notify(ctx, tx, models.ChannelScheduler, PassDone)
+		return finishPass(ctx, tx, &stats, start)
 	})
 	if err != nil {
 		return stats, fmt.Errorf("jobs: scheduling pass: %w", err)
@@ -114,14 +111,15 @@ func RunPass(ctx context.Context, d Deps, riverJobID int64, reason string) (mode
 	return stats, nil
 }
 
-// pausedPlan starts nothing and tells every pending job why.
-func pausedPlan(s scheduler.Snapshot) scheduler.Plan {
-	var p scheduler.Plan
-	for i, j := range s.Pending {
-		p.Pending = append(p.Pending, scheduler.Explanation{JobID: j.ID, Position: i + 1, Code: scheduler.ReasonPaused,
-			Reason: "scheduling is paused by an admin (gpusched orchestrator start resumes it)"})
+const pausedReason = "scheduling is paused by an admin (POST /api/v1/orchestrator/start resumes it)"
+
+// finishPass records the pass's figures and signals that it committed.
+func finishPass(ctx context.Context, tx *models.Tx, stats *models.PassStats, start time.Time) error {
+	stats.DurationMS = msSince(start)
+	if err := models.RecordPass(ctx, tx, stats); err != nil {
+		return err
 	}
-	return p
+	return models.Notify(ctx, tx, models.ChannelScheduler, PassDone)
 }
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }

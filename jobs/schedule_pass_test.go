@@ -24,7 +24,7 @@ func TestConcurrentPassesNeverDoubleBook(t *testing.T) {
 	var all []*models.Job
 	for _, n := range sizes {
 		j := &models.Job{OwnerID: owner.ID, GPUCount: n, Executor: models.ExecutorLease}
-		if err := models.CreateJob(ctx, db.Bun, j, testdb.Now); err != nil {
+		if err := models.CreateJob(ctx, db.Pool, j, testdb.Now); err != nil {
 			t.Fatal(err)
 		}
 		all = append(all, j)

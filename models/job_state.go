@@ -84,6 +84,10 @@ func MoveJob(ctx context.Context, db bun.IDB, id int64, to, reason string, actor
 	case JobQueued:
 		q = q.Set("scheduled_at = NULL").Set("started_at = NULL")
 	}
+	if from == JobQueued {
+		// The scheduler's word on a waiting job no longer applies.
+		q = q.Set("queue_position = NULL").Set("pending_code = ''").Set("pending_reason = ''").Set("estimated_start_at = NULL")
+	}
 	if _, err := q.Exec(ctx); err != nil {
 		return nil, fmt.Errorf("models: move job %d to %s: %w", id, to, err)
 	}

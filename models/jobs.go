@@ -2,9 +2,11 @@ package models
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 )
 
@@ -64,10 +66,33 @@ type Job struct {
 	ClientRef string `bun:"client_ref,notnull" json:"client_ref,omitempty"`
 }
 
-// CreateJob inserts j as queued together with its first job_events row and
-// the change signal, in one statement (so it is atomic even outside a
-// transaction, and costs one round trip on the submit path).
-func CreateJob(ctx context.Context, db bun.IDB, j *Job, now time.Time) error {
+// Querier runs a parameterised query: a *pgxpool.Pool, or a Tx's PGX().
+type Querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// createJobSQL inserts a queued job and its first job_events row in one
+// statement. It is parameterised (not built by bun) so that pgx prepares it
+// once per connection: submission is the hottest write path.
+const createJobSQL = `
+WITH j AS (
+    INSERT INTO jobs (name, owner_id, team_id, state, command, workdir, env, job_type, gpu_count, gpu_memory_mib,
+        gpu_model, allow_multi_node, priority, preemptible, estimated_duration_s, executor, max_retries,
+        submitted_at, updated_at, lease_ttl_s, client_ref)
+    VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18, $19)
+    RETURNING id
+), e AS (
+    INSERT INTO job_events (job_id, to_state, reason, actor_user_id, created_at)
+    SELECT id, 'queued', 'submitted', $2, $17 FROM j
+)
+SELECT id FROM j`
+
+// CreateJob inserts j as queued together with its first job_events row in
+// one statement (atomic even outside a transaction, one round trip). It
+// sends no NOTIFY: the caller signals the change after the commit through a
+// Notifier, since a NOTIFY inside the transaction would serialise every
+// submission's commit.
+func CreateJob(ctx context.Context, q Querier, j *Job, now time.Time) error {
 	j.State = JobQueued
 	j.SubmittedAt, j.UpdatedAt = now, now
 	if j.Env == nil {
@@ -79,13 +104,13 @@ func CreateJob(ctx context.Context, db bun.IDB, j *Job, now time.Time) error {
 	if j.Priority == 0 {
 		j.Priority = 2
 	}
-	err := db.NewSelect().
-		With("j", db.NewInsert().Model(j).Returning("*")).
-		With("e", db.NewRaw(`INSERT INTO job_events (job_id, to_state, reason, actor_user_id, created_at)
-			SELECT id, 'queued', 'submitted', owner_id, ? FROM j`, now)).
-		With("n", db.NewRaw(`SELECT pg_notify(?, (SELECT id FROM j)::text)`, ChannelJobs)).
-		TableExpr("j, n").ColumnExpr("j.*").
-		Scan(ctx, j)
+	env, err := json.Marshal(j.Env)
+	if err != nil {
+		return fmt.Errorf("models: create job: %w", err)
+	}
+	err = q.QueryRow(ctx, createJobSQL, j.Name, j.OwnerID, j.TeamID, j.Command, j.Workdir, string(env), j.JobType,
+		j.GPUCount, j.GPUMemoryMiB, j.GPUModel, j.AllowMultiNode, j.Priority, j.Preemptible, j.EstimatedDurationS,
+		j.Executor, j.MaxRetries, now, j.LeaseTTLS, j.ClientRef).Scan(&j.ID)
 	if err != nil {
 		return fmt.Errorf("models: create job: %w", err)
 	}

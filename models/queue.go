@@ -43,11 +43,19 @@ func ListJobs(ctx context.Context, db bun.IDB, f JobFilter) ([]Job, error) {
 	return out, nil
 }
 
-// RecordExplanations stores the scheduler's word on every pending job in one
-// statement (touching only rows whose word changed), and clears it from jobs
-// that are no longer pending. explained_at says when a job's word last
-// changed; score is as of then.
-func RecordExplanations(ctx context.Context, db bun.IDB, ex []scheduler.Explanation, now time.Time) error {
+// RecordExplanations stores the scheduler's word on every pending job whose
+// word changed since prev, in one statement. explained_at says when a job's
+// word last changed; score is as of then. (A job's word is cleared when it
+// leaves the queue, in MoveJob.)
+func RecordExplanations(ctx context.Context, db bun.IDB, ex []scheduler.Explanation, prev Explained, now time.Time) error {
+	changed := ex[:0:0]
+	for _, e := range ex {
+		if p, ok := prev[e.JobID]; !ok || p.Position != e.Position || p.Code != e.Code || p.Reason != e.Reason ||
+			!p.EstimatedStart.Truncate(time.Minute).Equal(e.EstimatedStart.Truncate(time.Minute)) {
+			changed = append(changed, e)
+		}
+	}
+	ex = changed
 	type row struct {
 		ID       int64      `json:"id"`
 		Position int        `json:"position"`
@@ -79,10 +87,15 @@ WHERE j.id = t.id AND j.state = 'queued'
        OR date_trunc('minute', j.estimated_start_at) IS DISTINCT FROM date_trunc('minute', t.eta))`, now, string(body)); err != nil {
 		return fmt.Errorf("models: record explanations: %w", err)
 	}
-	if _, err := db.ExecContext(ctx, `
-UPDATE jobs SET queue_position = NULL, pending_code = '', pending_reason = '', estimated_start_at = NULL
-WHERE state <> 'queued' AND (queue_position IS NOT NULL OR pending_code <> '')`); err != nil {
-		return fmt.Errorf("models: clear explanations: %w", err)
+	return nil
+}
+
+// PauseExplanations marks every queued job as waiting for scheduling to
+// resume, writing only the jobs not marked yet.
+func PauseExplanations(ctx context.Context, db bun.IDB, reason string, now time.Time) error {
+	if _, err := db.ExecContext(ctx, `UPDATE jobs SET pending_code = ?, pending_reason = ?, explained_at = ?
+		WHERE state = 'queued' AND pending_code <> ?`, scheduler.ReasonPaused, reason, now, scheduler.ReasonPaused); err != nil {
+		return fmt.Errorf("models: pause explanations: %w", err)
 	}
 	return nil
 }

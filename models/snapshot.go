@@ -14,32 +14,37 @@ import (
 // holdingStates are the states in which a job holds GPUs.
 var holdingStates = []string{JobScheduled, JobAllocating, JobRunning}
 
+// Explained is the scheduler's word a pending job carries now, so that a
+// pass writes only what changed.
+type Explained map[int64]scheduler.Explanation
+
 // LoadSnapshot reads everything the scheduler decides on, as of now, in the
-// caller's transaction: nodes, present GPUs, jobs holding GPUs, queued jobs,
-// live bookings and holds, and every user's and team's share, cap and
-// decayed usage.
-func LoadSnapshot(ctx context.Context, db bun.IDB, now time.Time, halfLife time.Duration) (scheduler.Snapshot, error) {
+// caller's transaction: nodes, present GPUs, jobs holding GPUs, queued jobs
+// (and the explanations they carry), live bookings and holds, and every
+// user's and team's share, cap and decayed usage.
+func LoadSnapshot(ctx context.Context, db bun.IDB, now time.Time, halfLife time.Duration) (scheduler.Snapshot, Explained, error) {
 	s := scheduler.Snapshot{Now: now, Users: map[int64]scheduler.Principal{}, Teams: map[int64]scheduler.Principal{}}
+	prev := Explained{}
 	nodes, err := ListNodes(ctx, db)
 	if err != nil {
-		return s, err
+		return s, nil, err
 	}
 	for _, n := range nodes {
 		s.Nodes = append(s.Nodes, scheduler.Node{ID: n.ID, Name: n.Name, Up: n.Status == NodeUp, Drained: n.Drained})
 	}
 	if err := loadGPUs(ctx, db, &s); err != nil {
-		return s, err
+		return s, nil, err
 	}
-	if err := loadJobs(ctx, db, &s); err != nil {
-		return s, err
+	if err := loadJobs(ctx, db, &s, prev); err != nil {
+		return s, nil, err
 	}
 	if err := loadBookings(ctx, db, &s); err != nil {
-		return s, err
+		return s, nil, err
 	}
 	if err := loadPrincipals(ctx, db, &s, now, halfLife); err != nil {
-		return s, err
+		return s, nil, err
 	}
-	return s, nil
+	return s, prev, nil
 }
 
 func loadGPUs(ctx context.Context, db bun.IDB, s *scheduler.Snapshot) error {
@@ -68,7 +73,7 @@ func loadGPUs(ctx context.Context, db bun.IDB, s *scheduler.Snapshot) error {
 	return nil
 }
 
-func loadJobs(ctx context.Context, db bun.IDB, s *scheduler.Snapshot) error {
+func loadJobs(ctx context.Context, db bun.IDB, s *scheduler.Snapshot, prev Explained) error {
 	var jobs []Job
 	if err := db.NewSelect().Model(&jobs).
 		Where("state IN (?)", bun.In(append([]string{JobQueued}, holdingStates...))).
@@ -87,6 +92,14 @@ func loadJobs(ctx context.Context, db bun.IDB, s *scheduler.Snapshot) error {
 		sj := SchedulerJob(&j)
 		if j.State == JobQueued {
 			s.Pending = append(s.Pending, sj)
+			e := scheduler.Explanation{JobID: j.ID, Code: j.PendingCode, Reason: j.PendingReason}
+			if j.QueuePosition != nil {
+				e.Position = *j.QueuePosition
+			}
+			if j.EstimatedStartAt != nil {
+				e.EstimatedStart = *j.EstimatedStartAt
+			}
+			prev[j.ID] = e
 			continue
 		}
 		sj.GPUs = held[j.ID]

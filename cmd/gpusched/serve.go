@@ -92,7 +92,8 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	h := &handlers.Handlers{
 		DB: db.DB, Logger: logger, Now: now, Sessions: sessions, Migrations: migrations.New(db.Pool, logger), Asset: assets.Path,
 		Listener: listener, CanRun: deps.Executors.Has, Stop: deps.Stop,
-		Config: handlers.Config{Version: version, Dev: cfg.Dev, DevLogin: devLogin, Admins: cfg.Admins, HeartbeatInterval: cfg.HeartbeatInterval},
+		Notifier: &models.Notifier{Pool: db.Pool, Logger: logger, Window: 50 * time.Millisecond},
+		Config:   handlers.Config{Version: version, Dev: cfg.Dev, DevLogin: devLogin, Admins: cfg.Admins, HeartbeatInterval: cfg.HeartbeatInterval},
 	}
 	srv := web.New(web.Options{
 		Handlers: h, DB: db.DB, Listener: listener, Sessions: sessions, Hub: web.NewHub(listener, logger, metrics), Metrics: metrics,

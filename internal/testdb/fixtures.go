@@ -58,7 +58,7 @@ func Node(t testing.TB, db *models.DB, gpus int) (*models.Node, []int64) {
 func Job(t testing.TB, db *models.DB, owner *models.User, gpus int) *models.Job {
 	t.Helper()
 	j := &models.Job{Name: fmt.Sprintf("job-%d", seq.Add(1)), OwnerID: owner.ID, Command: "python train.py", GPUCount: gpus}
-	if err := models.CreateJob(context.Background(), db.Bun, j, Now); err != nil {
+	if err := models.CreateJob(context.Background(), db.Pool, j, Now); err != nil {
 		t.Fatalf("fixture job: %v", err)
 	}
 	return j

@@ -62,7 +62,8 @@ func New(t testing.TB) *Server {
 	}
 	h := &handlers.Handlers{DB: db, Logger: logger, Now: now, Sessions: sessions, Asset: assets.Path,
 		Migrations: migrations.New(db.Pool, logger), Listener: listener, CanRun: deps.Executors.Has, Stop: deps.Stop,
-		Config: handlers.Config{Version: "test", Dev: true, DevLogin: true, HeartbeatInterval: time.Second}}
+		Notifier: &models.Notifier{Pool: db.Pool, Logger: logger, Window: 50 * time.Millisecond},
+		Config:   handlers.Config{Version: "test", Dev: true, DevLogin: true, HeartbeatInterval: time.Second}}
 	srv := web.New(web.Options{Handlers: h, DB: db, Listener: listener, Sessions: sessions, Hub: web.NewHub(listener, logger, metrics),
 		Metrics: metrics, Gatherer: reg, Static: assets, Logger: logger, Now: now})
 	ctx, cancel := context.WithCancel(context.Background())
