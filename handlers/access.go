@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/uptrace/bun"
@@ -45,4 +46,18 @@ func ownerEmails(ctx context.Context, db bun.IDB) (map[int64]string, error) {
 		out[u.ID] = u.Email
 	}
 	return out, nil
+}
+
+// jobAnswer reloads job id and shapes it, with its owner's email, for an
+// answer.
+func jobAnswer(ctx context.Context, db bun.IDB, id int64, now time.Time) (JobJSON, error) {
+	j, err := models.GetJob(ctx, db, id)
+	if err != nil {
+		return JobJSON{}, err
+	}
+	owner, err := models.GetUser(ctx, db, j.OwnerID)
+	if err != nil {
+		return JobJSON{}, err
+	}
+	return jobJSON(j, owner.Email, now), nil
 }

@@ -46,16 +46,8 @@ func (h *Handlers) QueueCancel(c echo.Context) error {
 			TargetID: fmt.Sprint(id), RemoteAddr: c.RealIP()}); err != nil {
 			return err
 		}
-		j, err = models.GetJob(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		owner, err := models.GetUser(ctx, tx, j.OwnerID)
-		if err != nil {
-			return err
-		}
-		out = jobJSON(j, owner.Email, now)
-		return nil
+		out, err = jobAnswer(ctx, tx, id, now)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("handlers: cancel job %d: %w", id, err)

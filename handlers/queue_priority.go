@@ -53,13 +53,8 @@ func (h *Handlers) QueuePriority(c echo.Context) error {
 			TargetID: fmt.Sprint(id), Details: map[string]any{"from": j.Priority, "to": p}, RemoteAddr: c.RealIP()}); err != nil {
 			return err
 		}
-		j.Priority = p
-		owner, err := models.GetUser(ctx, tx, j.OwnerID)
-		if err != nil {
-			return err
-		}
-		out = jobJSON(j, owner.Email, now)
-		return nil
+		out, err = jobAnswer(ctx, tx, id, now)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("handlers: priority of job %d: %w", id, err)

@@ -3,7 +3,6 @@ package web_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -58,46 +57,15 @@ func BenchmarkSubmit(b *testing.B) {
 		b.Fatal("pause")
 	}
 	tok, _ := s.UserToken(b, models.RoleMember)
-	transport := &http.Transport{MaxIdleConnsPerHost: benchClients}
-	client := &http.Client{Transport: transport}
-	defer transport.CloseIdleConnections()
-	var mu sync.Mutex
-	var lat []time.Duration
-	procs := runtimeProcs()
-	b.SetParallelism((benchClients + procs - 1) / procs)
-	b.ResetTimer()
-	start := time.Now()
-	b.RunParallel(func(pb *testing.PB) {
-		local := make([]time.Duration, 0, 1024)
-		for pb.Next() {
-			req, _ := http.NewRequest("POST", s.URL+"/api/v1/queue/submit", strings.NewReader(`{"gpu_count":1,"executor":"lease","estimated_duration":"1h"}`))
-			req.Header.Set("Authorization", "Bearer "+tok)
-			req.Header.Set("Content-Type", "application/json")
-			t0 := time.Now()
-			resp, err := client.Do(req)
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 201 {
-				b.Errorf("status %d", resp.StatusCode)
-				return
-			}
-			local = append(local, time.Since(t0))
-		}
-		mu.Lock()
-		lat = append(lat, local...)
-		mu.Unlock()
-	})
-	elapsed := time.Since(start)
-	b.StopTimer()
-	slices.Sort(lat)
+	lat, rate := drive(b, func() *http.Request {
+		req, _ := http.NewRequest("POST", s.URL+"/api/v1/queue/submit", strings.NewReader(`{"gpu_count":1,"executor":"lease","estimated_duration":"1h"}`))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Content-Type", "application/json")
+		return req
+	}, http.StatusCreated)
 	raw := rawInsertRate(b, s.DB.Pool, 3*time.Second)
-	rate := float64(len(lat)) / elapsed.Seconds()
 	b.ReportMetric(rate, "jobs/s")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(ms(lat, 0.99), "p99-ms")
 	b.ReportMetric(raw, "raw-inserts/s")
 	b.ReportMetric(100*rate/raw, "pct-of-raw")
 }
@@ -146,6 +114,6 @@ func BenchmarkReleaseToAllocate(b *testing.B) {
 	}
 	b.StopTimer()
 	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*99/100)].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(ms(lat, 0.50), "p50-ms")
+	b.ReportMetric(ms(lat, 0.99), "p99-ms")
 }
