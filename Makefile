@@ -34,7 +34,8 @@ lint: ## gofmt and go vet
 	if [ -n "$$bad" ]; then echo "gofmt needed:"; echo "$$bad"; exit 1; fi
 	go vet ./...
 
-bench: ## HTTP benchmarks: /healthz and /api/v1/cluster/gpu-status, 16 clients
+bench: ## Benchmarks: the scheduling core's pass; HTTP with 16 clients (probes, status, submissions, release→start)
+	go test -run '^$$' -bench BenchmarkPass -benchmem ./internal/scheduler
 	go test -run '^$$' -bench . -benchtime 5s ./web/
 
 clean: ## Remove build output (keeps .data)
