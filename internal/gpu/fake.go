@@ -17,6 +17,10 @@ type FakeSpec struct {
 	GPUsPerNode int
 	Model       string // full model name, e.g. "NVIDIA H100 80GB HBM3"
 	MemoryMiB   int64
+	// OutsideUse simulates work started outside the scheduler: GPUs turn
+	// busy with someone's process now and then. Off, GPUs are idle unless
+	// the agent runs something on them.
+	OutsideUse bool
 }
 
 var fakeSpec = regexp.MustCompile(`^(\d+)x(\d+):([A-Za-z0-9]+)-(\d+)GB$`)
@@ -60,6 +64,8 @@ type Fake struct {
 	devices []Device
 	state   []fakeState
 	rng     *rand.Rand
+	outside bool
+	jobs    map[int]fakeJob // by pid: what the agent runs here
 }
 
 type fakeState struct {
@@ -79,7 +85,7 @@ func NewFake(host string, spec FakeSpec) *Fake {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(host))
 	seed := h.Sum64()
-	f := &Fake{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	f := &Fake{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), outside: spec.OutsideUse, jobs: map[int]fakeJob{}}
 	for i := 0; i < spec.GPUsPerNode; i++ {
 		group := 0 // one NVSwitch: all GPUs of the host are linked
 		f.devices = append(f.devices, Device{
@@ -94,7 +100,7 @@ func NewFake(host string, spec FakeSpec) *Fake {
 
 func (f *Fake) retarget(i int) {
 	s := &f.state[i]
-	if f.rng.Float64() < 0.7 {
+	if !f.outside || f.rng.Float64() < 0.7 {
 		// The process exited: the GPU goes quiet at once.
 		s.target, s.util, s.memFrac, s.user, s.pid = 0, 0, 0.006, "", 0
 		return
@@ -117,10 +123,15 @@ func (f *Fake) Sample(context.Context) ([]Sample, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := make([]Sample, len(f.devices))
+	busy := f.jobLoad()
 	for i, d := range f.devices {
 		s := &f.state[i]
 		if f.rng.Float64() < 0.04 {
 			f.retarget(i)
+		}
+		if jobs := busy[d.Index]; len(jobs) > 0 {
+			out[i] = f.jobSample(d, jobs)
+			continue
 		}
 		if s.target > 0 {
 			s.util += (s.target-s.util)*0.35 + f.rng.NormFloat64()*4

@@ -35,10 +35,11 @@ func TestParseFakeSpec(t *testing.T) {
 }
 
 // The fake is deterministic per host, its values stay physical, and busy
-// GPUs show the process that keeps them busy.
+// GPUs (here: with outside use simulated) show the process that keeps them busy.
 func TestFakeTelemetry(t *testing.T) {
 	t.Parallel()
 	spec, _ := ParseFakeSpec("1x8:H100-80GB")
+	spec.OutsideUse = true
 	a, b := NewFake("node-a", spec), NewFake("node-a", spec)
 	other := NewFake("node-b", spec)
 	ctx := context.Background()
@@ -71,5 +72,42 @@ func TestFakeTelemetry(t *testing.T) {
 	}
 	if !changed {
 		t.Fatal("telemetry never changed")
+	}
+}
+
+// Without outside use the fake's GPUs are idle until the agent says a job
+// runs on some: those show load and the job's process, until it ends.
+func TestFakeFollowsJobs(t *testing.T) {
+	t.Parallel()
+	spec, _ := ParseFakeSpec("1x4:H100-80GB")
+	f := NewFake("node-j", spec)
+	ctx := context.Background()
+	busy := func() map[int][]Process {
+		out := map[int][]Process{}
+		samples, _ := f.Sample(ctx)
+		for i, s := range samples {
+			if s.UtilizationPct > 0 || len(s.Processes) > 0 {
+				out[i] = s.Processes
+				if s.UtilizationPct < 50 || s.MemoryUsedMiB < spec.MemoryMiB/2 {
+					t.Fatalf("GPU %d runs a job but looks idle: %+v", i, s)
+				}
+			}
+		}
+		return out
+	}
+	for range 100 {
+		if b := busy(); len(b) != 0 {
+			t.Fatalf("idle fake shows load: %v", b)
+		}
+	}
+	f.Started(4242, "ana", "python", []int{1, 3})
+	b := busy()
+	want := map[int][]Process{1: {{PID: 4242, User: "ana", Name: "python"}}, 3: {{PID: 4242, User: "ana", Name: "python"}}}
+	if d := cmp.Diff(want, b, cmp.Comparer(func(x, y Process) bool { return x.PID == y.PID && x.User == y.User && x.Name == y.Name })); d != "" {
+		t.Fatalf("busy GPUs (-want +got):\n%s", d)
+	}
+	f.Ended(4242)
+	if b := busy(); len(b) != 0 {
+		t.Fatalf("after the job ended: %v", b)
 	}
 }
