@@ -1,0 +1,131 @@
+package clientagent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+)
+
+// Options are what Run needs besides the config.
+type Options struct {
+	Config *Config
+	DryRun bool
+	Logger *slog.Logger
+	Now    func() time.Time
+	// HTTP carries every request the agent makes (LLM and control plane);
+	// nil: a client of its own. Tests pass one that records where it dials.
+	HTTP *http.Client
+	// Version is sent in the User-Agent.
+	Version string
+}
+
+// queueSize bounds the events waiting for analysis; more are dropped.
+const queueSize = 256
+
+// Run starts every monitor and handles their events one at a time until ctx
+// ends, then stops the monitors and returns.
+func Run(ctx context.Context, o Options) error {
+	cfg := o.Config
+	if o.HTTP == nil {
+		o.HTTP = &http.Client{Timeout: 2 * time.Minute}
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	llm, err := NewLLM(cfg.LLM, o.HTTP)
+	if err != nil {
+		return err
+	}
+	analyzer, err := NewAnalyzer(cfg, llm, o.Logger, o.Now)
+	if err != nil {
+		return err
+	}
+	stateFile := cfg.StateFile
+	if o.DryRun {
+		stateFile = ""
+	} else if stateFile == "" {
+		if stateFile, err = DefaultStateFile(); err != nil {
+			return err
+		}
+	}
+	cooldowns, err := LoadCooldowns(stateFile)
+	if err != nil {
+		return err
+	}
+	client := apiclient.New(cfg.GPUScheduler.APIEndpoint, cfg.GPUScheduler.APIKey)
+	client.HTTP, client.UserAgent = o.HTTP, "gpusched-agent/"+o.Version
+	actor := &ActionTaker{Client: client, Config: cfg, Cooldowns: cooldowns, DryRun: o.DryRun, Logger: o.Logger, Now: o.Now}
+
+	byName := map[string]*MonitorConfig{}
+	var monitors []Monitor
+	for i := range cfg.Monitors {
+		m, err := NewMonitor(cfg.Monitors[i], o.Logger)
+		if err != nil {
+			return err
+		}
+		monitors = append(monitors, m)
+		byName[cfg.Monitors[i].Name] = &cfg.Monitors[i]
+	}
+
+	events := make(chan Event, queueSize)
+	mctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var wg sync.WaitGroup
+	for _, m := range monitors {
+		wg.Go(func() {
+			emit := func(ev Event) {
+				if actor.Cooling(ev.Monitor) {
+					return // quiet: not even an LLM call
+				}
+				select {
+				case events <- ev:
+				default:
+					o.Logger.Warn("events arrive faster than they are analyzed; one dropped", "monitor", ev.Monitor)
+				}
+			}
+			if err := m.Run(mctx, emit); err != nil {
+				o.Logger.Error("monitor stopped", "monitor", m.Name(), "err", err)
+			}
+		})
+	}
+	o.Logger.Info("gpusched-agent watching", "monitors", len(monitors), "dry_run", o.DryRun, "llm", cfg.LLM.Provider)
+	defer wg.Wait()
+	for {
+		select {
+		case <-ctx.Done():
+			stop()
+			return nil
+		case ev := <-events:
+			handle(ctx, ev, analyzer, actor, byName[ev.Monitor], o.Logger)
+		}
+	}
+}
+
+// handle analyzes one event and acts on a yes. Event contents are never
+// logged; only the monitor and the sizes are.
+func handle(ctx context.Context, ev Event, a *Analyzer, act *ActionTaker, m *MonitorConfig, logger *slog.Logger) {
+	if m == nil || act.Cooling(ev.Monitor) {
+		return
+	}
+	yes, err := a.Decide(ctx, ev)
+	switch {
+	case errors.Is(err, ErrRateLimited):
+		logger.Warn("LLM rate limit reached; event skipped", "monitor", ev.Monitor)
+		return
+	case err != nil:
+		logger.Warn("analysis failed", "monitor", ev.Monitor, "err", err)
+		return
+	case !yes:
+		logger.Debug("no GPU work ahead", "monitor", ev.Monitor, "bytes", len(ev.Line)+len(ev.Content))
+		return
+	}
+	if err := act.Act(ctx, m); err != nil {
+		logger.Error("asking for GPUs failed", "monitor", ev.Monitor, "err", fmt.Sprint(err))
+	}
+}
