@@ -5,8 +5,11 @@ TEMPL := go run github.com/a-h/templ/cmd/templ@$(TEMPL_VERSION)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 GO_TEST_FLAGS ?=
+# go-nvml's cgo prologue calls NVML functions that NVIDIA marked deprecated; the
+# warnings say nothing about this code.
+export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: help run build test generate check-generated lint bench clean
+.PHONY: help run build test generate check-generated lint bench clean dist
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -38,5 +41,19 @@ bench: ## Benchmarks: the scheduling core's pass; HTTP with 16 clients (probes, 
 	go test -run '^$$' -bench BenchmarkPass -benchmem ./internal/scheduler
 	go test -run '^$$' -bench . -benchtime 5s ./web/
 
+AGENT_PLATFORMS := linux/amd64 linux/arm64 darwin/arm64 windows/amd64
+
+dist: ## Cross-compile gpusched-agent into dist/ (linux/amd64, linux/arm64, darwin/arm64, windows/amd64) with SHA256SUMS
+	@rm -rf dist && mkdir -p dist
+	@for p in $(AGENT_PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+		echo "  gpusched-agent $$os/$$arch"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch go build -trimpath -ldflags "-s -w $(LDFLAGS)" \
+			-o dist/gpusched-agent-$(VERSION)-$$os-$$arch$$ext ./cmd/gpusched-agent || exit 1; \
+	done
+	@cp deploy/gpusched-agent.service deploy/io.gpuscheduler.agent.plist dist/
+	@cd dist && (command -v sha256sum >/dev/null && sha256sum gpusched-agent* io.* || shasum -a 256 gpusched-agent* io.*) > SHA256SUMS.tmp && \
+		mv SHA256SUMS.tmp SHA256SUMS && cat SHA256SUMS
+
 clean: ## Remove build output (keeps .data)
-	rm -rf bin
+	rm -rf bin dist

@@ -22,6 +22,8 @@ type Config struct {
 	DevLogin          bool          // the loopback dev sign-in is on
 	Admins            []string      // emails that become admins on first sign-in
 	HeartbeatInterval time.Duration // told to node agents
+	HoldTTL           time.Duration // how long a pre-warm hold keeps GPUs free (0: 15 minutes)
+	HoldLimit         int           // live holds per user (0: 2)
 }
 
 // Sessions signs browser users in and out (implemented by web).
@@ -55,6 +57,9 @@ type Handlers struct {
 
 	// Notifier signals committed changes from the hot paths (submissions).
 	Notifier *models.Notifier
+
+	// Scoring is the scoring service (/v1/score, /v1/observe); see scoring_service.go.
+	Scoring *Scoring
 
 	capCache capacityCache
 }

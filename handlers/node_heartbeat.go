@@ -38,6 +38,9 @@ func (h *Handlers) NodeHeartbeat(c echo.Context) error {
 		if err != nil {
 			return err
 		}
+		if err := models.MarkIdle(ctx, tx, node.ID, h.Now()); err != nil {
+			return err
+		}
 		reregister = len(res.Unknown) > 0 || res.Unregistered
 		if res.CameBack {
 			if err := models.Notify(ctx, tx, models.ChannelNodes, fmt.Sprint(node.ID)); err != nil {

@@ -20,9 +20,17 @@ func (h *Handlers) QueueCancel(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	u := userOf(c)
+	out, err := h.cancelJob(c, userOf(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// cancelJob cancels job id on behalf of u, in one transaction, audited.
+func (h *Handlers) cancelJob(c echo.Context, u *models.User, id int64) (JobJSON, error) {
 	var out JobJSON
-	err = h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
+	err := h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
 		j, err := ownJob(ctx, tx, u, id)
 		if err != nil {
 			return err
@@ -50,7 +58,7 @@ func (h *Handlers) QueueCancel(c echo.Context) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("handlers: cancel job %d: %w", id, err)
+		return out, fmt.Errorf("handlers: cancel job %d: %w", id, err)
 	}
-	return c.JSON(http.StatusOK, out)
+	return out, nil
 }

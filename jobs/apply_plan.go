@@ -39,6 +39,9 @@ func startJob(ctx context.Context, d Deps, tx *models.Tx, st scheduler.Start, no
 	if _, err := models.Allocate(ctx, tx, job.ID, job.OwnerID, st.GPUIDs, now); err != nil {
 		return err
 	}
+	if _, err := models.ConsumeHolds(ctx, tx, job, now); err != nil { // the owner's pre-warm holds are used now
+		return err
+	}
 	return d.Executors.dispatch(ctx, d, tx, job, now)
 }
 

@@ -92,6 +92,9 @@ func (w *StopWorker) Work(ctx context.Context, job *river.Job[StopArgs]) error {
 		return nil
 	}
 	if ex, ok := w.deps.Executors[j.Executor]; ok {
+		if s, ok := ex.(stateStopper); ok {
+			return s.StopAs(ctx, j, job.Args.State, job.Args.Reason)
+		}
 		return ex.Stop(ctx, j, job.Args.Reason)
 	}
 	return w.deps.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {

@@ -78,7 +78,11 @@ func EndLease(ctx context.Context, tx *models.Tx, jobID int64, state, reason str
 	if _, err := models.ReleaseJob(ctx, tx, jobID, reason, now); err != nil {
 		return err
 	}
-	if _, err := models.MoveJob(ctx, tx, jobID, state, reason, nil, now); err != nil {
+	j, err := models.MoveJob(ctx, tx, jobID, state, reason, nil, now)
+	if err != nil {
+		return err
+	}
+	if err := ObserveCompletion(ctx, tx, j, now); err != nil { // only if completed
 		return err
 	}
 	if state == models.JobPreempted {

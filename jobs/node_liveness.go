@@ -42,6 +42,11 @@ func SweepNodes(ctx context.Context, d Deps) error {
 			return err
 		}
 		d.Logger.Warn("nodes marked down: no heartbeat", "nodes", down, "after", d.Config.NodeDownAfter)
+		if n, err := LoseNodeJobs(ctx, tx, down, d.Now()); err != nil {
+			return err
+		} else if n > 0 {
+			d.Logger.Warn("jobs of down nodes lost", "nodes", down, "jobs", n)
+		}
 		payload := strings.Join(down, ",")
 		if err := models.Notify(ctx, tx, models.ChannelNodes, payload); err != nil {
 			return err

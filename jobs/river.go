@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -24,6 +25,8 @@ type Config struct {
 	// PassEvery is the safety-net period of scheduling passes; changes
 	// trigger passes at once through the Kicker.
 	PassEvery time.Duration
+	// Scoring is the scoring model's configuration (zero: its defaults).
+	Scoring scoring.Config
 }
 
 // Deps are what workers need. River is set by NewClient.
@@ -52,6 +55,8 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &DispatchWorker{deps: d})
 	river.AddWorker(workers, &StopWorker{deps: d})
 	river.AddWorker(workers, &LeaseExpiryWorker{deps: d})
+	river.AddWorker(workers, &HoldExpiryWorker{deps: d})
+	river.AddWorker(workers, &ScoringObserveWorker{deps: d})
 
 	client, err := river.NewClient(riverpgxv5.New(d.DB.Pool), &river.Config{
 		Logger: d.Logger.With("component", "river"),
@@ -84,5 +89,7 @@ func periodicJobs(cfg Config) []*river.PeriodicJob {
 		river.NewPeriodicJob(river.PeriodicInterval(10*time.Second),
 			func() (river.JobArgs, *river.InsertOpts) { return LeaseExpiryArgs{}, nil },
 			&river.PeriodicJobOpts{ID: "lease_expiry", RunOnStart: true}),
+		holdExpiryPeriodic(),
+		scoringObservePeriodic(),
 	}
 }

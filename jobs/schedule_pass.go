@@ -96,8 +96,14 @@ func RunPass(ctx context.Context, d Deps, riverJobID int64, reason string) (mode
 		if err := applyPlan(ctx, d, tx, plan, now); err != nil {
 			return err
 		}
-		if err := models.RecordExplanations(ctx, tx, plan.Pending, prev, now); err != nil {
+		changed, err := models.RecordExplanations(ctx, tx, plan.Pending, prev, now)
+		if err != nil {
 			return err
+		}
+		if changed > 0 {
+			if err := models.Notify(ctx, tx, models.ChannelQueue, fmt.Sprint(changed)); err != nil {
+				return err
+			}
 		}
 		if err := scheduleBoundaryPass(ctx, d, tx, snap); err != nil {
 			return err

@@ -29,4 +29,12 @@ type Booking struct {
 	Source     string     `bun:"source,notnull" json:"source"`
 	CanceledAt *time.Time `bun:"canceled_at" json:"canceled_at,omitempty"`
 	CreatedAt  time.Time  `bun:"created_at,notnull,default:now()" json:"created_at"`
+
+	// Holds only (migration 0005, models/holds.go): how the hold ended and
+	// what it asked for.
+	ConsumedAt    *time.Time `bun:"consumed_at" json:"consumed_at,omitempty"`
+	ConsumedByJob *int64     `bun:"consumed_by_job" json:"consumed_by_job,omitempty"`
+	ExpiredAt     *time.Time `bun:"expired_at" json:"expired_at,omitempty"`
+	MinMemoryMiB  *int64     `bun:"min_memory_mib" json:"min_memory_mib,omitempty"`
+	JobType       string     `bun:"job_type,notnull" json:"job_type,omitempty"`
 }

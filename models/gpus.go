@@ -46,8 +46,11 @@ type GPU struct {
 	PowerLimitW    int          `bun:"power_limit_w,notnull" json:"power_limit_w"`
 	Processes      []GPUProcess `bun:"processes,type:jsonb,notnull" json:"processes"`
 	TelemetryAt    *time.Time   `bun:"telemetry_at" json:"telemetry_at,omitempty"`
-	CreatedAt      time.Time    `bun:"created_at,notnull,default:now()" json:"created_at"`
-	UpdatedAt      time.Time    `bun:"updated_at,notnull,default:now()" json:"updated_at"`
+	// IdleSince is when an allocated GPU's utilization last fell near zero
+	// (nil: busy, or not allocated); see IdleAfter.
+	IdleSince *time.Time `bun:"idle_since" json:"idle_since,omitempty"`
+	CreatedAt time.Time  `bun:"created_at,notnull,default:now()" json:"created_at"`
+	UpdatedAt time.Time  `bun:"updated_at,notnull,default:now()" json:"updated_at"`
 }
 
 // GPUInventory is what a node reports of one GPU when it registers.

@@ -64,6 +64,9 @@ type Job struct {
 	LeaseTTLS *int64 `bun:"lease_ttl_s" json:"lease_ttl_s,omitempty"`
 	// ClientRef is the caller's own name for the job (the design's job_id).
 	ClientRef string `bun:"client_ref,notnull" json:"client_ref,omitempty"`
+	// NodeID pins the job to one node (a lease asked for through that
+	// node's local /acquire); nil: any node.
+	NodeID *int64 `bun:"node_id" json:"node_id,omitempty"`
 }
 
 // Querier runs a parameterised query: a *pgxpool.Pool, or a Tx's PGX().

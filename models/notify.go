@@ -22,10 +22,13 @@ const (
 	// ChannelTokens says tokens or users changed: caches of authenticated
 	// tokens must be dropped.
 	ChannelTokens = "gpusched_tokens"
+	// ChannelQueue says a pass changed what the queue shows (positions,
+	// reasons, expected starts); pages listen, the scheduler does not.
+	ChannelQueue = "gpusched_queue"
 )
 
 // Channels lists every channel a Listener subscribes to.
-var Channels = []string{ChannelJobs, ChannelGPUs, ChannelNodes, ChannelBookings, ChannelScheduler, ChannelTokens}
+var Channels = []string{ChannelJobs, ChannelGPUs, ChannelNodes, ChannelBookings, ChannelScheduler, ChannelTokens, ChannelQueue}
 
 // Notify sends a change signal on channel with a short payload. Sent inside a
 // transaction, it is delivered only if and when the transaction commits.

@@ -47,7 +47,7 @@ func ListJobs(ctx context.Context, db bun.IDB, f JobFilter) ([]Job, error) {
 // word changed since prev, in one statement. explained_at says when a job's
 // word last changed; score is as of then. (A job's word is cleared when it
 // leaves the queue, in MoveJob.)
-func RecordExplanations(ctx context.Context, db bun.IDB, ex []scheduler.Explanation, prev Explained, now time.Time) error {
+func RecordExplanations(ctx context.Context, db bun.IDB, ex []scheduler.Explanation, prev Explained, now time.Time) (int, error) {
 	changed := ex[:0:0]
 	for _, e := range ex {
 		if p, ok := prev[e.JobID]; !ok || p.Position != e.Position || p.Code != e.Code || p.Reason != e.Reason ||
@@ -72,9 +72,12 @@ func RecordExplanations(ctx context.Context, db bun.IDB, ex []scheduler.Explanat
 			rows[i].ETA = &t
 		}
 	}
+	if len(rows) == 0 {
+		return 0, nil
+	}
 	body, err := json.Marshal(rows)
 	if err != nil {
-		return fmt.Errorf("models: record explanations: %w", err)
+		return 0, fmt.Errorf("models: record explanations: %w", err)
 	}
 	if _, err := db.ExecContext(ctx, `
 UPDATE jobs j SET queue_position = t.position, pending_code = t.code, pending_reason = t.reason,
@@ -85,9 +88,9 @@ WHERE j.id = t.id AND j.state = 'queued'
   AND (j.queue_position IS DISTINCT FROM t.position OR j.pending_code <> t.code OR j.pending_reason <> t.reason
        -- ETAs drift with the clock (an overrun job "ends now"): a minute's change counts.
        OR date_trunc('minute', j.estimated_start_at) IS DISTINCT FROM date_trunc('minute', t.eta))`, now, string(body)); err != nil {
-		return fmt.Errorf("models: record explanations: %w", err)
+		return 0, fmt.Errorf("models: record explanations: %w", err)
 	}
-	return nil
+	return len(rows), nil
 }
 
 // PauseExplanations marks every queued job as waiting for scheduling to

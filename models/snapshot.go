@@ -38,6 +38,10 @@ func LoadSnapshot(ctx context.Context, db bun.IDB, now time.Time, halfLife time.
 	if err := loadJobs(ctx, db, &s, prev); err != nil {
 		return s, nil, err
 	}
+	// The scoring model's learned runtimes and GPU-model steering (scoring_learned.go).
+	if err := applyLearned(ctx, db, &s); err != nil {
+		return s, nil, err
+	}
 	if err := loadBookings(ctx, db, &s); err != nil {
 		return s, nil, err
 	}
@@ -124,6 +128,9 @@ func SchedulerJob(j *Job) scheduler.Job {
 	}
 	if j.GPUMemoryMiB != nil {
 		sj.MinMemoryMiB = *j.GPUMemoryMiB
+	}
+	if j.NodeID != nil {
+		sj.NodeID = *j.NodeID
 	}
 	if j.EstimatedDurationS != nil {
 		sj.EstimatedDuration = time.Duration(*j.EstimatedDurationS) * time.Second

@@ -26,6 +26,7 @@ func startFakeNodes(t *testing.T, s *testserver.Server, spec string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fs.OutsideUse = true // telemetry that moves by itself: the page must follow it
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{}, fs.Nodes)
 	for i := range fs.Nodes {
@@ -96,8 +97,31 @@ func TestClusterPageIsLiveInBrowser(t *testing.T) {
 		}
 	}
 
+	// The queue page renders in the browser too, with a waiting job explained.
+	// Its owner may hold one GPU at a time, so a 2-GPU job must wait for quota.
+	tok, owner := s.UserToken(t, models.RoleMember)
+	if _, err := s.DB.Bun.NewUpdate().Model((*models.User)(nil)).Set("gpu_cap = 1").Where("id = ?", owner.ID).Exec(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if st, body := s.Do(t, "POST", "/api/v1/queue/submit", tok, `{"gpu_count":2,"executor":"lease","name":"two-gpus"}`); st != 201 {
+		t.Fatalf("submit: %d %s", st, body)
+	}
+	if err := chromedp.Do(tab, chromedp.Navigate(s.URL+"/queue"), chromedp.WaitVisible(`[data-testid=queue-live]`)); err != nil {
+		t.Fatalf("queue page: %v", err)
+	}
+	// The scheduler's reason arrives live (SSE "queue"), well before the 15s poll.
+	if _, err := chromedp.Run(tab, chromedp.Poll[bool](`document.body.innerText.includes("two-gpus") &&
+		(document.querySelector('[data-testid=pending-job] td.reason')?.innerText ?? "").includes("quota")`,
+		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("the queue page never showed the job with its reason: %v", err)
+	}
+	if dir := os.Getenv("GPUSCHED_SCREENSHOT_DIR"); dir != "" {
+		if png, err := chromedp.Run(tab, chromedp.FullScreenshot(100)); err == nil {
+			_ = os.WriteFile(filepath.Join(dir, "queue.png"), png, 0o644)
+		}
+	}
+
 	// The API agrees with the page.
-	tok, _ := s.UserToken(t, models.RoleMember)
 	status, body := s.Do(t, "GET", "/api/v1/cluster/gpu-status", tok, "")
 	if status != 200 || !contains(body, `"totalGpus":16`) {
 		t.Fatalf("gpu-status: %d %s", status, body)

@@ -60,7 +60,8 @@ func TestSubmitValidation(t *testing.T) {
 		"bad duration":             {`{"gpu_count":1,"executor":"lease","estimated_duration":"soon"}`, 400, "invalid_field", "estimated_duration"},
 		"negative duration":        {`{"gpu_count":1,"executor":"lease","estimated_duration":-5}`, 400, "invalid_field", "between 1 second"},
 		"node jobs need a command": {`{"gpu_count":1,"executor":"ray","command":""}`, 400, "invalid_field", "cannot run ray jobs"},
-		"no node executor yet":     {`{"gpu_count":1,"command":"python train.py"}`, 400, "invalid_field", "cannot run node jobs yet"},
+		"a node job":               {`{"gpu_count":1,"command":"python train.py"}`, 201, "", ""},
+		"a node job needs one":     {`{"gpu_count":1,"executor":"node"}`, 400, "invalid_field", "command"},
 		"bad env name":             {`{"gpu_count":1,"executor":"lease","env":{"1X":"y"}}`, 400, "invalid_field", "env"},
 		"unknown field":            {`{"gpu_count":1,"executor":"lease","gpus":3}`, 400, "unknown_field", "gpus"},
 	}

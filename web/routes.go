@@ -34,18 +34,46 @@ func (s *Server) routes(o Options) {
 	user.GET("/queue/statistics", h.QueueStatistics)
 	user.DELETE("/queue/:id", h.QueueCancel)
 	user.PATCH("/queue/:id/priority", h.QueuePriority)
+	user.GET("/holds", h.HoldsList)
+	user.POST("/holds", h.HoldCreate)
+	user.DELETE("/holds/:id", h.HoldCancel)
 	user.GET("/jobs/:id", h.JobGet)
+	user.GET("/jobs/:id/logs", h.JobLogs)
+	user.GET("/cluster/idle-gpus", h.IdleGPUs)
 	user.GET("/orchestrator/status", h.OrchestratorStatus)
 	user.GET("/orchestrator/policies", h.OrchestratorPolicies)
 	admin := user.Group("", adminOnly)
 	admin.POST("/orchestrator/start", h.OrchestratorStart)
 	admin.POST("/orchestrator/stop", h.OrchestratorStop)
 	admin.PUT("/orchestrator/policies", h.OrchestratorPutPolicies)
+	admin.POST("/cluster/nodes/:name/drain", h.NodeDrain)
+	admin.POST("/cluster/nodes/:name/undrain", h.NodeUndrain)
+	admin.GET("/holds/stats", h.HoldsStats)
+
+	// The scoring service (spec/scoring-service.md), canonical under /api/v1/scoring, and
+	// the document's bare aliases: a token there too, or none from a trusted network.
+	user.POST("/scoring/score", h.ScoringScore)
+	user.POST("/scoring/observe", h.ScoringObserve)
+	user.GET("/scoring/healthz", h.Healthz)
+	user.GET("/scoring/metrics", h.ScoringMetrics(o.Gatherer))
+	v1 := e.Group("/v1", middleware.BodyLimit("1M"), h.ScoringAliasAuth(s.bearer(userTokens)))
+	v1.POST("/score", h.ScoringScore)
+	v1.POST("/observe", h.ScoringObserve)
+
+	// The client agent design's allocate call (spec/client-agent-design.md): a pre-warm hold.
+	e.Group("/api/gpuscheduler/v1", middleware.BodyLimit("1M"), s.bearer(userTokens)).POST("/allocate", h.HoldCreate)
 
 	// JSON API for node agents: node tokens.
 	node := api.Group("/nodes", s.bearer(nodeTokens))
 	node.POST("/register", h.NodeRegister)
 	node.POST("/:id/heartbeat", h.NodeHeartbeat)
+	node.GET("/:id/commands", h.NodeCommands)
+	node.POST("/:id/commands/:cmd/result", h.NodeCommandResult)
+	node.POST("/:id/commands/:cmd/exit", h.NodeCommandExit)
+	node.POST("/:id/commands/:cmd/logs", h.NodeCommandLogs)
+	node.POST("/:id/leases", h.NodeLeaseCreate)
+	node.GET("/:id/leases/:job", h.NodeLeaseGet)
+	node.DELETE("/:id/leases/:job", h.NodeLeaseEnd)
 
 	// Unknown /api routes answer JSON 404, not the HTML page.
 	api.Any("/*", func(c echo.Context) error { return echo.ErrNotFound })
@@ -70,6 +98,9 @@ func (s *Server) routes(o Options) {
 	in := pages.Group("", signedIn)
 	in.GET("/", h.ClusterPage)
 	in.GET("/fragments/cluster", h.ClusterFragment)
+	in.GET("/queue", h.QueuePage)
+	in.GET("/fragments/queue", h.QueueFragment)
+	in.POST("/jobs/:id/cancel", h.JobCancelPage)
 	in.GET("/events", s.hub.Stream)
 
 	if o.RiverUI != nil {

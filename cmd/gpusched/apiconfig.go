@@ -8,17 +8,25 @@ import (
 )
 
 // apiClient builds the client of the user commands (submit, queue, cancel):
-// the server from GPUSCHED_SERVER (default http://127.0.0.1:8080), the token
-// from GPUSCHED_TOKEN or GPUSCHED_TOKEN_FILE.
+// the server from GPUSCHED_SERVER (else the stored login's, else
+// http://127.0.0.1:8080), the token from GPUSCHED_TOKEN or
+// GPUSCHED_TOKEN_FILE, else the one `gpusched login` stored.
 func apiClient(getenv func(string) string) (*apiclient.Client, error) {
 	tok, err := secretOrValue("GPUSCHED_TOKEN", getenv)
 	if err != nil {
 		return nil, err
 	}
-	if tok == "" {
-		return nil, errors.New("set GPUSCHED_TOKEN to a personal token (gpusched token create --user EMAIL, or the dashboard's tokens page)")
+	stored, err := readLogin(getenv)
+	if err != nil {
+		return nil, err
 	}
-	c := apiclient.New(cmp.Or(getenv("GPUSCHED_SERVER"), "http://127.0.0.1:8080"), tok)
+	if tok == "" {
+		tok = stored.Token
+	}
+	if tok == "" {
+		return nil, errors.New("set GPUSCHED_TOKEN to a personal token, or store one with gpusched login (create one with gpusched token create --user EMAIL, or the dashboard's tokens page)")
+	}
+	c := apiclient.New(cmp.Or(getenv("GPUSCHED_SERVER"), stored.Server, "http://127.0.0.1:8080"), tok)
 	c.UserAgent = "gpusched/" + version
 	return c, nil
 }

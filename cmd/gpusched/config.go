@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 )
 
 // Config is everything `gpusched` reads from its flags and environment,
@@ -53,6 +56,18 @@ type Config struct {
 	DBMaxConns int
 	// ShutdownTimeout bounds a graceful stop (GPUSCHED_SHUTDOWN_TIMEOUT, default 20s).
 	ShutdownTimeout time.Duration
+	// HoldTTL is how long a client agent's pre-warm hold keeps GPUs free (GPUSCHED_HOLD_TTL, default 15m).
+	HoldTTL time.Duration
+	// HoldLimit is how many live holds one user may have (GPUSCHED_HOLD_LIMIT, default 2).
+	HoldLimit int
+	// Scoring is the scoring service's model: SCHEDULER_LAMBDA_UNCERTAINTY (λ, default 0.3),
+	// SCHEDULER_BETA_EXPLORATION (β, 0.7), SCHEDULER_GAMMA_INTERFERENCE (γ, 0),
+	// SCHEDULER_EXPLORATION_CAP (0.25) and SCHEDULER_ENABLE_INTERFERENCE (false).
+	Scoring scoring.Config
+	// ScoringTrusted are networks whose clients may call the bare /v1/score and
+	// /v1/observe without a token (GPUSCHED_SCORING_TRUSTED_NETWORKS, CIDRs, comma-separated;
+	// default none: a personal token is always required).
+	ScoringTrusted []netip.Prefix
 }
 
 // bindServeFlags declares the flags of `serve` whose values override the environment.
@@ -107,6 +122,7 @@ func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 		NodeDownAfter:     dur("GPUSCHED_NODE_DOWN_AFTER", 30*time.Second),
 		SimNodes:          str("sim-nodes", "2x8:H100-80GB", "GPUSCHED_SIM_NODES"),
 		ShutdownTimeout:   dur("GPUSCHED_SHUTDOWN_TIMEOUT", 20*time.Second),
+		HoldTTL:           dur("GPUSCHED_HOLD_TTL", 15*time.Minute),
 	}
 	devStr := str("dev", "false", "GPUSCHED_DEV")
 	dev, err := strconv.ParseBool(devStr)
@@ -120,6 +136,11 @@ func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 	maxConns := str("", "20", "GPUSCHED_DB_MAX_CONNS")
 	if c.DBMaxConns, err = strconv.Atoi(maxConns); err != nil || c.DBMaxConns < 2 {
 		fail("GPUSCHED_DB_MAX_CONNS=%q must be a number ≥ 2", maxConns)
+	}
+	c.Scoring, c.ScoringTrusted = scoringConfig(getenv, fail)
+	holdLimit := str("", "2", "GPUSCHED_HOLD_LIMIT")
+	if c.HoldLimit, err = strconv.Atoi(holdLimit); err != nil || c.HoldLimit < 1 {
+		fail("GPUSCHED_HOLD_LIMIT=%q must be a number ≥ 1", holdLimit)
 	}
 	if c.BaseURL == "" {
 		c.BaseURL = "http://" + c.Listen

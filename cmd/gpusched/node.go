@@ -2,8 +2,15 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"errors"
+	"fmt"
+	"net"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,49 +20,140 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/internal/node"
 )
 
+// NodeConfig is the node agent's configuration, read once from flags and
+// the environment (a flag wins).
+type NodeConfig struct {
+	Server     string            // GPUSCHED_SERVER: the control plane
+	Token      string            // GPUSCHED_NODE_TOKEN(_FILE): the node token
+	Name       string            // reported host name; default: this host's
+	FakeGPUs   string            // simulate GPUs ("1x8:H100-80GB"); empty: NVML
+	OutsideUse bool              // the fake also simulates work started outside the scheduler
+	Port       int               // GPUSCHED_PORT: the local API on 127.0.0.1 (0: off)
+	StateDir   string            // GPUSCHED_NODE_STATE_DIR: records of running jobs
+	UserMap    map[string]string // GPUSCHED_NODE_USER_MAP: "email=unixuser,…" over users' own unix_user
+}
+
 func newNodeCmd() *cobra.Command {
-	var server, token, name, fake string
+	var c NodeConfig
+	var userMap string
 	cmd := &cobra.Command{
-		Use:   "node --server URL --token TOKEN --fake-gpus 1x8:H100-80GB",
-		Short: "Run the node agent on a GPU host: register, heartbeat telemetry",
-		Long: `Run the node agent on a GPU host. It registers the host's GPUs with the control
-plane and heartbeats their telemetry; it only ever calls the server, so it works
-behind NAT. This release reports simulated GPUs (--fake-gpus); reading real GPUs
-through NVML comes with the node-agent release.`,
+		Use:   "node --server URL --token TOKEN [--name NAME] [--fake-gpus 1x8:H100-80GB] [--port 9123]",
+		Short: "Run the node agent on a GPU host: telemetry, jobs, and the local /acquire API",
+		Long: `Run the node agent on a GPU host. It registers the host's GPUs (read through NVML,
+or simulated with --fake-gpus) with the control plane, heartbeats their telemetry and the
+processes on them, long-polls for commands and runs the jobs they start — as the job
+owner's Unix user when the agent runs as root — and serves the local-scheduler API
+(GET /status, GET /jobs, POST /acquire) on 127.0.0.1:PORT for srun and gpusched run.
+It only ever calls the server, so it works behind NAT. Jobs survive an agent restart:
+the next agent on the same --state-dir follows them again.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			server = cmp.Or(server, os.Getenv("GPUSCHED_SERVER"))
-			if token == "" {
-				t, err := secretOrValue("GPUSCHED_NODE_TOKEN", os.Getenv)
-				if err != nil {
-					return err
-				}
-				token = t
-			}
-			if server == "" || token == "" {
-				return errors.New("give --server URL and --token TOKEN (or GPUSCHED_SERVER and GPUSCHED_NODE_TOKEN); create a token with: gpusched token create --node NAME")
-			}
-			if fake == "" {
-				return errors.New("this release runs with simulated GPUs only: add --fake-gpus 1x8:H100-80GB")
-			}
-			spec, err := gpu.ParseFakeSpec(fake)
-			if err != nil {
+			if err := c.fromEnv(cmd, userMap); err != nil {
 				return err
 			}
-			spec.Nodes = 1
-			host, _ := os.Hostname()
-			name = cmp.Or(name, host)
-			logger := newLogger(os.Stderr, "info", "auto")
-			agent := &node.Agent{
-				Client: apiclient.New(server, token), GPUs: gpu.NewFake(name, spec),
-				Hostname: name, Version: version, Logger: logger, Interval: 5 * time.Second,
-			}
-			return agent.Run(cmd.Context())
+			return runNode(cmd.Context(), c)
 		},
 	}
-	cmd.Flags().StringVar(&server, "server", "", "control plane URL (env GPUSCHED_SERVER)")
-	cmd.Flags().StringVar(&token, "token", "", "node token (env GPUSCHED_NODE_TOKEN or GPUSCHED_NODE_TOKEN_FILE)")
-	cmd.Flags().StringVar(&name, "name", "", "host name to report (default: this host's name)")
-	cmd.Flags().StringVar(&fake, "fake-gpus", "", `simulate GPUs, e.g. "1x8:H100-80GB" (one host of 8)`)
+	f := cmd.Flags()
+	f.StringVar(&c.Server, "server", "", "control plane URL (env GPUSCHED_SERVER)")
+	f.StringVar(&c.Token, "token", "", "node token (env GPUSCHED_NODE_TOKEN or GPUSCHED_NODE_TOKEN_FILE)")
+	f.StringVar(&c.Name, "name", "", "host name to report (default: this host's name)")
+	f.StringVar(&c.FakeGPUs, "fake-gpus", "", `simulate GPUs, e.g. "1x8:H100-80GB" (one host of 8); default: real GPUs through NVML`)
+	f.BoolVar(&c.OutsideUse, "fake-outside-use", false, "with --fake-gpus: also simulate work started outside the scheduler")
+	f.IntVar(&c.Port, "port", 0, "port of the local API on 127.0.0.1 (env GPUSCHED_PORT, default 9123; -1: off)")
+	f.StringVar(&c.StateDir, "state-dir", "", "where running jobs are recorded (env GPUSCHED_NODE_STATE_DIR; default /var/lib/gpusched/node as root, else ~/.local/state/gpusched/node)")
+	f.StringVar(&userMap, "user-map", "", `job owners' Unix users, "ana@example.com=ana,…" (env GPUSCHED_NODE_USER_MAP), over each user's own mapping`)
 	return cmd
+}
+
+// fromEnv completes the flags from the environment and checks them.
+func (c *NodeConfig) fromEnv(cmd *cobra.Command, userMap string) error {
+	c.Server = cmp.Or(c.Server, os.Getenv("GPUSCHED_SERVER"))
+	if c.Token == "" {
+		t, err := secretOrValue("GPUSCHED_NODE_TOKEN", os.Getenv)
+		if err != nil {
+			return err
+		}
+		c.Token = t
+	}
+	if c.Server == "" || c.Token == "" {
+		return errors.New("give --server URL and --token TOKEN (or GPUSCHED_SERVER and GPUSCHED_NODE_TOKEN); create a token with: gpusched token create --node NAME")
+	}
+	if !cmd.Flags().Changed("port") {
+		c.Port = 9123
+		if p := os.Getenv("GPUSCHED_PORT"); p != "" {
+			n, err := strconv.Atoi(p)
+			if err != nil || n < 1 || n > 65535 {
+				return fmt.Errorf("GPUSCHED_PORT %q: want a port number", p)
+			}
+			c.Port = n
+		}
+	}
+	host, _ := os.Hostname()
+	c.Name = cmp.Or(c.Name, host)
+	c.StateDir = cmp.Or(c.StateDir, os.Getenv("GPUSCHED_NODE_STATE_DIR"))
+	if c.StateDir == "" {
+		c.StateDir = "/var/lib/gpusched/node"
+		if os.Geteuid() != 0 {
+			home, _ := os.UserHomeDir()
+			c.StateDir = filepath.Join(home, ".local", "state", "gpusched", "node")
+		}
+	}
+	c.UserMap = map[string]string{}
+	for kv := range strings.SplitSeq(cmp.Or(userMap, os.Getenv("GPUSCHED_NODE_USER_MAP")), ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		email, unix, ok := strings.Cut(kv, "=")
+		if !ok || email == "" || unix == "" {
+			return fmt.Errorf("--user-map %q: want EMAIL=UNIXUSER pairs separated by commas", kv)
+		}
+		c.UserMap[strings.ToLower(email)] = unix
+	}
+	return nil
+}
+
+// runNode runs the agent and its local API until ctx ends.
+func runNode(ctx context.Context, c NodeConfig) error {
+	logger := newLogger(os.Stderr, "info", "auto")
+	var gpus gpu.Provider
+	if c.FakeGPUs != "" {
+		spec, err := gpu.ParseFakeSpec(c.FakeGPUs)
+		if err != nil {
+			return err
+		}
+		spec.Nodes, spec.OutsideUse = 1, c.OutsideUse
+		gpus = gpu.NewFake(c.Name, spec)
+	} else {
+		n, err := gpu.NewNVML()
+		if err != nil {
+			return err
+		}
+		defer n.Close()
+		gpus = n
+	}
+	client := apiclient.New(c.Server, c.Token)
+	client.UserAgent = "gpusched-node/" + version
+	agent := &node.Agent{Client: client, GPUs: gpus, Hostname: c.Name, Version: version, Logger: logger,
+		Interval: 5 * time.Second, StateDir: c.StateDir, UserMap: c.UserMap}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	if c.Port > 0 {
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(c.Port)))
+		if err != nil {
+			return fmt.Errorf("local API on 127.0.0.1:%d: %w (another agent or scheduler already there? use --port)", c.Port, err)
+		}
+		local := &node.Local{Agent: agent, Port: c.Port, Version: version, Logger: logger}
+		wg.Go(func() {
+			if err := local.Serve(ctx, ln); err != nil {
+				logger.Error("local API stopped", "err", err)
+			}
+		})
+		logger.Info("local API listening", "url", "http://"+ln.Addr().String())
+	}
+	err := agent.Run(ctx)
+	cancel()
+	wg.Wait()
+	return err
 }

@@ -71,11 +71,12 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	metrics := web.NewMetrics(reg)
 
 	deps := &jobs.Deps{DB: db.DB, Logger: logger, Now: now,
-		Config: jobs.Config{NodeDownAfter: cfg.NodeDownAfter, Workers: 10}}
+		Config: jobs.Config{NodeDownAfter: cfg.NodeDownAfter, Workers: 10, Scoring: cfg.Scoring}}
 	riverClient, err := jobs.NewClient(deps)
 	if err != nil {
 		return err
 	}
+	deps.Executors[models.ExecutorNode] = jobs.NewNodeExecutor(deps)
 	riverUI, err := riverui.NewHandler(&riverui.HandlerOpts{
 		Endpoints: riverui.NewEndpoints(riverClient, nil),
 		Logger:    logger.With("component", "riverui"),
@@ -93,8 +94,13 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 		DB: db.DB, Logger: logger, Now: now, Sessions: sessions, Migrations: migrations.New(db.Pool, logger), Asset: assets.Path,
 		Listener: listener, CanRun: deps.Executors.Has, Stop: deps.Stop,
 		Notifier: &models.Notifier{Pool: db.Pool, Logger: logger, Window: 50 * time.Millisecond},
-		Config:   handlers.Config{Version: version, Dev: cfg.Dev, DevLogin: devLogin, Admins: cfg.Admins, HeartbeatInterval: cfg.HeartbeatInterval},
+		Config: handlers.Config{Version: version, Dev: cfg.Dev, DevLogin: devLogin, Admins: cfg.Admins, HeartbeatInterval: cfg.HeartbeatInterval,
+			HoldTTL: cfg.HoldTTL, HoldLimit: cfg.HoldLimit},
 	}
+	if h.Scoring, err = handlers.NewScoring(cfg.Scoring, cfg.ScoringTrusted, db.DB, reg); err != nil {
+		return err
+	}
+	h.Scoring.Enqueue = deps.EnqueueScoringObserve
 	srv := web.New(web.Options{
 		Handlers: h, DB: db.DB, Listener: listener, Sessions: sessions, Hub: web.NewHub(listener, logger, metrics), Metrics: metrics,
 		Gatherer: reg, Static: assets, RiverUI: riverUI, Logger: logger, Now: now,
@@ -131,7 +137,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	}
 	stopSim := func() {}
 	if cfg.Dev && cfg.SimNodes != "none" {
-		if stopSim, err = startSimNodes(bg, db.DB, cfg.SimNodes, "http://"+ln.Addr().String(), logger); err != nil {
+		if stopSim, err = startSimNodes(bg, db.DB, cfg.SimNodes, "http://"+ln.Addr().String(), cfg.DataDir, logger); err != nil {
 			logger.Error("simulated nodes did not start", "err", err)
 			stopSim = func() {}
 		}

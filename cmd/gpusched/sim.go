@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/internal/sim"
 )
 
@@ -20,9 +23,11 @@ const defaultSimLimit = 1000
 type simFlags struct {
 	trace, format, cluster string
 	load, noise            float64
+	estimates              string
 	users, limit           int
 	seed                   uint64
 	policies               []string
+	agent                  sim.SignalOptions // --agent-signals: holds off and on
 	json                   bool
 }
 
@@ -64,6 +69,11 @@ default ("default") are compared, in this order:
 	fl.BoolVar(&f.json, "json", false, "print a JSON array, one object per policy")
 	fl.IntVar(&f.limit, "limit", defaultSimLimit, "replay the first N jobs by arrival; 0 replays all")
 	fl.Float64Var(&f.noise, "estimate-noise", 0, "sigma of log-normal noise on estimates (0: exact runtimes)")
+	fl.Float64Var(&f.agent.Recall, "agent-signals", 0, "share of jobs the client agent signals ahead (0-1); >0 compares holds off and on instead")
+	fl.Float64Var(&f.agent.Precision, "signal-precision", 0.8, "share of agent signals followed by their job (the rest are false alarms)")
+	fl.DurationVar(&f.agent.Lead, "signal-lead", 5*time.Minute, "how long before its job a signal comes")
+	fl.DurationVar(&f.agent.TTL, "hold-ttl", 15*time.Minute, "how long an unused hold keeps its GPUs")
+	fl.StringVar(&f.estimates, "estimates", "exact", "what jobs announce: exact (or noisy) runtimes, or learned: the scoring model's estimate for the job's shape from jobs finished before it")
 	return cmd
 }
 
@@ -87,6 +97,25 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	w, err := sim.Prepare(tr.Jobs, c, sim.PrepareOptions{Limit: f.limit, Load: f.load, EstimateNoise: f.noise, Seed: f.seed})
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.trace, err)
+	}
+	switch f.estimates {
+	case "exact":
+	case "learned":
+		if f.noise > 0 {
+			return errors.New("--estimates learned replaces what jobs announce: leave out --estimate-noise")
+		}
+		sum, err := sim.LearnEstimates(w, scoring.DefaultConfig(), time.Duration(scheduler.DefaultConfig().DefaultDuration))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "estimates learned per job shape (%d shapes): %d jobs learned, %d announced the default; median |ln(estimate/runtime)| %.2f (learned) %.2f (all); %.0f%% underestimated\n",
+			sum.Types, sum.Learned, sum.Defaulted, sum.MedianLogError, sum.MedianLogErrorAll, 100*sum.Underestimated)
+	default:
+		return fmt.Errorf("--estimates %q must be exact or learned", f.estimates)
+	}
+	if f.agent.Recall > 0 {
+		f.agent.Seed = f.seed
+		return sim.RunHolds(cmd.OutOrStdout(), w, policies, f.agent, f.json, runtime.GOMAXPROCS(0))
 	}
 	ms, err := sim.Compare(w, policies, runtime.GOMAXPROCS(0))
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -18,8 +19,10 @@ const simTokenName = "dev simulated node"
 // startSimNodes runs the simulated cluster of `serve --dev` in process. Each
 // simulated node is a real node agent with a fake GPU provider, talking to
 // this server over HTTP with its own node token, exactly as a remote host
-// would. Tokens from earlier runs are revoked.
-func startSimNodes(ctx context.Context, db *models.DB, specText, baseURL string, logger *slog.Logger) (stop func(), err error) {
+// would, and runs the jobs dispatched to it as local processes; their
+// records live under dataDir/sim-nodes, so a restarted dev server finds
+// them again. Tokens from earlier runs are revoked.
+func startSimNodes(ctx context.Context, db *models.DB, specText, baseURL, dataDir string, logger *slog.Logger) (stop func(), err error) {
 	spec, err := gpu.ParseFakeSpec(specText)
 	if err != nil {
 		return nil, err
@@ -63,6 +66,7 @@ func startSimNodes(ctx context.Context, db *models.DB, specText, baseURL string,
 			Version:  version + "-sim",
 			Logger:   logger.With("sim_node", names[i]),
 			Interval: 2 * time.Second,
+			StateDir: filepath.Join(dataDir, "sim-nodes", names[i]),
 		}
 		wg.Go(func() {
 			if err := agent.Run(ctx); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -13,9 +14,9 @@ import (
 func newUserCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "user", Short: "Create and list users, set roles (e.g. to bootstrap the first admin)"}
 
-	var email, name, role string
+	var email, name, role, unixUser string
 	create := &cobra.Command{
-		Use:   "create --email E [--name N] [--role admin|member]",
+		Use:   "create --email E [--name N] [--role admin|member] [--unix-user NAME]",
 		Short: "Create a user; prints its id",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -25,6 +26,11 @@ func newUserCmd() *cobra.Command {
 					var err error
 					if u, err = models.CreateUser(ctx, tx, email, name, role); err != nil {
 						return err
+					}
+					if unixUser != "" {
+						if err := models.SetUnixUser(ctx, tx, u.ID, unixUser, time.Now()); err != nil {
+							return err
+						}
 					}
 					return models.Audit(ctx, tx, &models.AuditEntry{Action: "user.create", TargetType: "user",
 						TargetID: fmt.Sprint(u.ID), Details: map[string]any{"via": "cli", "role": u.Role}})
@@ -40,6 +46,7 @@ func newUserCmd() *cobra.Command {
 	create.Flags().StringVar(&email, "email", "", "email address (required)")
 	create.Flags().StringVar(&name, "name", "", "display name")
 	create.Flags().StringVar(&role, "role", models.RoleMember, "admin or member")
+	create.Flags().StringVar(&unixUser, "unix-user", "", "the Unix account whose processes on GPU hosts are this user's (gpusched run, srun)")
 	_ = create.MarkFlagRequired("email")
 
 	list := &cobra.Command{
@@ -88,7 +95,7 @@ func newUserCmd() *cobra.Command {
 	_ = setRoleCmd.MarkFlagRequired("email")
 	_ = setRoleCmd.MarkFlagRequired("role")
 
-	cmd.AddCommand(create, list, setRoleCmd)
+	cmd.AddCommand(create, list, setRoleCmd, newSetUnixUserCmd())
 	return cmd
 }
 

@@ -1,6 +1,8 @@
 // Package node is the node agent: it registers a GPU host with the control
-// plane and heartbeats its telemetry. It only ever calls the server, so it
-// works behind NAT.
+// plane, heartbeats its telemetry, long-polls for commands and runs the
+// jobs they start (the local executor), and serves the local-scheduler API
+// (/status, /jobs, /acquire) on loopback. It only ever calls the server, so
+// it works behind NAT.
 package node
 
 import (
@@ -9,13 +11,15 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
 )
 
-// Agent reports one host's GPUs to the control plane.
+// Agent reports one host's GPUs to the control plane and runs its jobs.
 type Agent struct {
 	Client   *apiclient.Client
 	GPUs     gpu.Provider
@@ -24,15 +28,35 @@ type Agent struct {
 	Logger   *slog.Logger
 	// Interval between heartbeats when the server does not say otherwise.
 	Interval time.Duration
+	// StateDir keeps a record of every job the agent runs, its output and
+	// exit status, so that a restarted agent finds its jobs again.
+	StateDir string
+	// UserMap maps job owners' emails to Unix users, over the users' own
+	// unix_user; it matters only when the agent runs as root.
+	UserMap map[string]string
+	// Procs reads processes; zero: the host's /proc.
+	Procs gpu.ProcFS
+
+	nodeID atomic.Int64
+	runs   atomic.Pointer[runner]
 }
 
 // ErrTokenRejected means the server refused the node token: retrying will
 // not help until an admin issues a new one.
 var ErrTokenRejected = errors.New("node token rejected")
 
-// Run registers and heartbeats until ctx ends. Network failures and server
-// restarts are retried with backoff; a rejected token ends Run.
+// NodeID returns the control plane's id of this node, 0 before the first
+// registration.
+func (a *Agent) NodeID() int64 { return a.nodeID.Load() }
+
+// Run registers, heartbeats and carries out commands until ctx ends.
+// Network failures and server restarts are retried with backoff; a
+// rejected token ends Run. Jobs it started keep running after Run returns;
+// the next agent on the same StateDir reattaches to them.
 func (a *Agent) Run(ctx context.Context) error {
+	if err := a.startRunner(ctx); err != nil {
+		return err
+	}
 	backoff := time.Second
 	for ctx.Err() == nil {
 		err := a.session(ctx)
@@ -53,8 +77,32 @@ func (a *Agent) Run(ctx context.Context) error {
 	return nil
 }
 
-// session registers once and heartbeats until an error or a request to
-// register again.
+func (a *Agent) startRunner(ctx context.Context) error {
+	dir := a.StateDir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "gpusched-node-")
+		if err != nil {
+			return fmt.Errorf("node: state folder: %w", err)
+		}
+		dir = d
+	}
+	// Jobs run as their owners must reach their own exit file in here.
+	if err := os.MkdirAll(dir, 0o711); err != nil {
+		return fmt.Errorf("node: state folder %s: %w", dir, err)
+	}
+	procs := a.Procs
+	if procs.Root == "" {
+		procs = gpu.HostProc
+	}
+	work, _ := a.GPUs.(gpu.Workloads)
+	r := &runner{ctx: ctx, files: runFiles{dir: dir}, procfs: procs, logger: a.Logger, work: work,
+		mapping: a.UserMap, report: agentReporter{a}, runs: map[int64]*run{}}
+	a.runs.Store(r)
+	return r.reattach()
+}
+
+// session registers once, then heartbeats and takes commands until an
+// error or a request to register again.
 func (a *Agent) session(ctx context.Context) error {
 	devs, err := a.GPUs.Devices(ctx)
 	if err != nil {
@@ -68,15 +116,28 @@ func (a *Agent) session(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	a.nodeID.Store(reg.NodeID)
 	a.Logger.Info("node agent registered", "node", reg.Name, "id", reg.NodeID, "gpus", len(devs))
 	interval := a.Interval
 	if reg.HeartbeatIntervalS > 0 {
 		interval = time.Duration(reg.HeartbeatIntervalS) * time.Second
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make(chan error, 2)
+	go func() { errs <- a.heartbeats(ctx, reg.NodeID, interval) }()
+	go func() { errs <- a.commands(ctx, reg.NodeID) }()
+	err = <-errs
+	cancel()
+	<-errs
+	return err
+}
+
+func (a *Agent) heartbeats(ctx context.Context, id int64, interval time.Duration) error {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
-		resp, err := a.beat(ctx, reg.NodeID)
+		resp, err := a.beat(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -85,7 +146,7 @@ func (a *Agent) session(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return nil
+			return ctx.Err()
 		case <-tick.C:
 		}
 	}
@@ -107,4 +168,28 @@ func (a *Agent) beat(ctx context.Context, id int64) (*apiclient.HeartbeatRespons
 			HealthReason: s.HealthReason, Processes: procs}
 	}
 	return a.Client.Heartbeat(ctx, id, req)
+}
+
+// runningGPUs returns the GPU indices of the jobs the agent runs now.
+func (a *Agent) runningGPUs() []int {
+	if r := a.runs.Load(); r != nil {
+		return r.gpus()
+	}
+	return nil
+}
+
+// freshen sends a heartbeat at once. Called when a job's process ended and
+// before its release is reported, so that the control plane sees its GPUs
+// without that process when the release commits — otherwise they would
+// look in use outside the scheduler until the next regular heartbeat.
+func (a *Agent) freshen(ctx context.Context) {
+	id := a.NodeID()
+	if id == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := a.beat(ctx, id); err != nil {
+		a.Logger.Debug("node: immediate heartbeat failed; the regular one follows", "err", err)
+	}
 }

@@ -19,14 +19,14 @@ import (
 
 func TestMain(m *testing.M) { testdb.Main(m) }
 
-func newAgent(t *testing.T, url, token string) *node.Agent {
+func newAgent(t testing.TB, url, token string) *node.Agent {
 	spec, _ := gpu.ParseFakeSpec("1x8:H100-80GB")
 	return &node.Agent{Client: apiclient.New(url, token), GPUs: gpu.NewFake(t.Name(), spec), Hostname: "h",
 		Version: "test", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Interval: time.Second}
 }
 
 // waitFor polls cond until it holds or 15s pass.
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for !cond() {
@@ -37,7 +37,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func liveGPUs(t *testing.T, db *models.DB, nodeID int64) int {
+func liveGPUs(t testing.TB, db *models.DB, nodeID int64) int {
 	n, err := db.Bun.NewSelect().Model((*models.GPU)(nil)).Where("node_id = ? AND present AND telemetry_at IS NOT NULL", nodeID).Count(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -70,7 +70,7 @@ func unnamed(bk *booking) int {
 // bookingCands lists the usable GPUs a booking may pin, in GPU order,
 // leaving out GPUs already pinned by a booking whose window overlaps.
 func (p *pass) bookingCands(bk *booking) []int32 {
-	f := p.filterFor(bk.b.GPUModel, 0)
+	f := p.filterFor(bk.b.GPUModel, 0, 0)
 	var out []int32
 	consider := func(gi int32) {
 		g := &p.gpus[gi]

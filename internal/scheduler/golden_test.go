@@ -44,10 +44,11 @@ func TestGolden(t *testing.T) {
 				},
 			},
 		},
-		// Ana's hold (GPUs 14, 15 until 10:30) blocks a 4-GPU job, which
-		// becomes the head at 10:30; ana's short job takes her hold at
-		// once, a short job backfills, a long one would delay the head,
-		// and a user at their cap waits for their own job to end.
+		// Ana's hold (GPUs 14, 15 until 10:30): ana's short job takes it
+		// at once, ahead of the queue (not a backfill); a 4-GPU job then
+		// finds 3 GPUs free and becomes the head at 10:30; a short job
+		// backfills, a long one would delay the head, and a user at their
+		// cap waits for their own job to end.
 		"a hold, backfill and a quota at once": {
 			s: func() Snapshot {
 				s := mk(1, 8)
@@ -61,12 +62,12 @@ func TestGolden(t *testing.T) {
 			},
 			c: cfg("fcfs", func(c *Config) { c.Backfill = true }),
 			want: Plan{
-				Starts: []Start{{JobID: 3, GPUIDs: ids(14), Backfilled: true}, {JobID: 4, GPUIDs: ids(16), Backfilled: true}},
+				Starts: []Start{{JobID: 3, GPUIDs: ids(14)}, {JobID: 4, GPUIDs: ids(16), Backfilled: true}},
 				Pending: []Explanation{
 					{JobID: 1, Position: 1, Code: ReasonUserQuota, Reason: "user quota reached 1/1 GPUs",
 						EstimatedStart: at(time.Hour), Score: waited(1)},
-					{JobID: 2, Position: 2, Code: ReasonBooked, Reason: "GPUs held by ana until 10:30 UTC",
-						At: at(30 * time.Minute), EstimatedStart: at(30 * time.Minute), Score: waited(2)},
+					{JobID: 2, Position: 2, Code: ReasonNoCapacity, Reason: "needs 4 GPUs; 3 free",
+						EstimatedStart: at(30 * time.Minute), Score: waited(2)},
 					{JobID: 5, Position: 3, Code: ReasonReservedForHead, Reason: "would delay the next job's reserved start at 10:30 UTC",
 						At: at(30 * time.Minute), EstimatedStart: at(90 * time.Minute), Score: waited(5)},
 				},

@@ -30,6 +30,7 @@ func team(t int64) jobOpt        { return func(j *Job) { j.TeamID = t } }
 func model(m string) jobOpt      { return func(j *Job) { j.GPUModel = m } }
 func mem(m int64) jobOpt         { return func(j *Job) { j.MinMemoryMiB = m } }
 func multi() jobOpt              { return func(j *Job) { j.AllowMultiNode = true } }
+func onNode(id int64) jobOpt     { return func(j *Job) { j.NodeID = id } }
 func preemptible() jobOpt        { return func(j *Job) { j.Preemptible = true } }
 
 // pend is a pending job of user, submitted an hour before t0 plus its ID in

@@ -9,6 +9,7 @@ import (
 type filterKey struct {
 	model string // lowercased substring of GPU.Model; "" any
 	mem   int64  // minimum MemoryMiB; 0 any
+	node  int64  // node ID the GPUs must be on; 0 any
 }
 
 // filter is what the pass knows of one filterKey: which GPU classes match,
@@ -22,9 +23,10 @@ type filter struct {
 	usable   int    // usable matching GPUs
 }
 
-// filterFor returns the cached filter of a model and memory requirement.
-func (p *pass) filterFor(model string, mem int64) *filter {
-	k := filterKey{strings.ToLower(model), mem}
+// filterFor returns the cached filter of a model and memory requirement
+// on node (0: any node).
+func (p *pass) filterFor(model string, mem, node int64) *filter {
+	k := filterKey{strings.ToLower(model), mem, node}
 	if f, ok := p.filters[k]; ok {
 		return f
 	}
@@ -33,6 +35,9 @@ func (p *pass) filterFor(model string, mem int64) *filter {
 		f.match[i] = strings.Contains(c.model, k.model) && c.mem >= k.mem
 	}
 	for ni := range p.nodes {
+		if node != 0 && p.nodes[ni].id != node {
+			continue
+		}
 		present, usable := 0, 0
 		for _, gi := range p.nodes[ni].gpus {
 			g := &p.gpus[gi]
@@ -51,7 +56,10 @@ func (p *pass) filterFor(model string, mem int64) *filter {
 }
 
 // ok reports whether GPU gi satisfies the filter.
-func (f *filter) ok(p *pass, gi int32) bool { return f.match[p.gpus[gi].class] }
+func (f *filter) ok(p *pass, gi int32) bool {
+	g := &p.gpus[gi]
+	return f.match[g.class] && (f.key.node == 0 || p.nodes[g.node].id == f.key.node)
+}
 
 // neverFits explains a job no placement can ever satisfy, counting every
 // present GPU, unavailable ones too; "" when it could fit some day.

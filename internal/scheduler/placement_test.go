@@ -66,6 +66,12 @@ func TestPlacement(t *testing.T) {
 			pending: []Job{pend(1, 1, 2, model("a100")), pend(2, 1, 1, model("h100"))},
 			want:    map[int64][]int64{1: ids(20, 21), 2: ids(10)},
 		},
+		"pinned to a node: only that node's GPUs, even when another fits better": {
+			s:       mk(2, 8),
+			running: []Job{run(90, 9, time.Hour, time.Hour, gpuRange(20, 24))}, // node 2 has 3 free
+			pending: []Job{pend(1, 1, 2, onNode(1)), pend(2, 1, 4, onNode(2))},
+			want:    map[int64][]int64{1: ids(10, 11)},
+		},
 		"memory filter": {
 			s:       mixed,
 			pending: []Job{pend(1, 1, 4, mem(80000)), pend(2, 1, 1, mem(40960))},

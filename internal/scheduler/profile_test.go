@@ -23,7 +23,7 @@ func TestEarliestBruteForce(t *testing.T) {
 			b := a + int64(rapid.IntRange(1, 6).Draw(t, "len"))*hour/2
 			p.prof.add(gi, span{a, b, rapid.Int64Range(0, 2).Draw(t, "owner")})
 		}
-		rq := request{f: p.filterFor("", 0), k: rapid.IntRange(1, 5).Draw(t, "k"), multi: rapid.Bool().Draw(t, "multi"),
+		rq := request{f: p.filterFor("", 0, 0), k: rapid.IntRange(1, 5).Draw(t, "k"), multi: rapid.Bool().Draw(t, "multi"),
 			user: rapid.Int64Range(1, 2).Draw(t, "user"), dur: int64(rapid.IntRange(1, 6).Draw(t, "dur")) * hour / 2}
 		lo := int64(rapid.IntRange(0, 4).Draw(t, "lo")) * hour / 2
 		got, gs := p.earliest(&rq, lo)

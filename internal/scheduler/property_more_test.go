@@ -181,7 +181,7 @@ func headEarliest(s Snapshot, c Config, starts []Start, id int64) time.Time {
 	}
 	p.ensureProfile()
 	j := jobs[id]
-	rq := newRequest(&qjob{job: j, f: p.filterFor(j.GPUModel, j.MinMemoryMiB), dur: int64(p.duration(j))})
+	rq := newRequest(&qjob{job: j, f: p.filterFor(j.GPUModel, j.MinMemoryMiB, j.NodeID), dur: int64(p.duration(j))})
 	at, gs := p.earliest(&rq, 0)
 	if gs == nil {
 		return time.Time{}

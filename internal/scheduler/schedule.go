@@ -82,9 +82,15 @@ func Schedule(s Snapshot, c Config) Plan {
 	p.outs = make([]outcome, len(q))
 	for i, qj := range q {
 		p.outs[i] = outcome{eta: forever, req: newRequest(qj)}
-		p.decide(qj, &p.outs[i])
+	}
+	p.startOnHolds(q) // holds_first.go
+	for i, qj := range q {
+		if !p.outs[i].started {
+			p.decide(qj, &p.outs[i])
+		}
 	}
 	p.estimate(q)
+	p.sortStarts(q)
 	return p.plan(q)
 }
 

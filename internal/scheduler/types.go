@@ -49,6 +49,8 @@ type Job struct {
 	GPUModel       string // "" any; else a GPU's Model must contain it (case-insensitive)
 	MinMemoryMiB   int64  // 0 any; else each GPU must have at least this much memory
 	AllowMultiNode bool   // may span nodes; otherwise all GPUs come from one node
+	// NodeID pins the job to one node (a lease asked for on that node); 0: any.
+	NodeID int64
 
 	Priority    int  // PriorityLow … PriorityCritical
 	Preemptible bool // may be stopped for a higher-priority job

@@ -45,6 +45,7 @@ func (s *simulator) start(i int, gpus []int64, t time.Duration) {
 	}
 	rec.Start = t
 	heap.Push(&s.ends, endEvent{at: t + s.w.Jobs[i].Runtime, job: i, gen: r.gen})
+	s.holds.consume(s.w.Jobs[i], t)
 }
 
 // release frees job i's GPUs at t, books its usage, and returns the

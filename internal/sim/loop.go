@@ -37,10 +37,11 @@ type Result struct {
 	Records        []Record // in Workload.Jobs order
 	Preemptions    int
 	Unschedulable  int
-	Backfilled     int     // starts the core marked as backfilled
-	BusyGPUSeconds float64 // GPU-seconds held, runs later preempted included
-	LostGPUSeconds float64 // GPU-seconds of runs lost to preemption
-	Passes         int     // scheduling passes run
+	Backfilled     int         // starts the core marked as backfilled
+	BusyGPUSeconds float64     // GPU-seconds held, runs later preempted included
+	LostGPUSeconds float64     // GPU-seconds of runs lost to preemption
+	Passes         int         // scheduling passes run
+	Holds          *HoldResult // the agent's holds (holds.go); nil without signals
 }
 
 // Run replays w under cfg on a virtual clock. Events are arrivals and
@@ -60,9 +61,11 @@ func Run(w *Workload, cfg scheduler.Config) (*Result, error) {
 		switch {
 		case ok:
 			t = next
+			s.holds.advance(t)
 			s.completeUntil(t)
 			s.arriveUntil(t)
 		case len(s.pending) == 0:
+			s.res.Holds = s.holds.result(t)
 			return s.res, nil
 		default:
 			// An idle cluster, nothing more to come, and the last pass
@@ -103,6 +106,7 @@ type simulator struct {
 	users     []int64  // every user of the workload, sorted
 	userNames []string // by position in users
 	res       *Result
+	holds     *holdBook // the agent's holds, when the workload has signals
 }
 
 // run is a job's current hold on GPUs.
@@ -122,6 +126,7 @@ func newSimulator(w *Workload, cfg scheduler.Config) *simulator {
 		s.owner[i] = -1
 	}
 	s.res = &Result{Records: make([]Record, len(w.Jobs))}
+	s.holds = newHoldBook(w.Signals)
 	seen := map[int64]bool{}
 	for i, j := range w.Jobs {
 		s.index[j.ID] = i
@@ -157,6 +162,9 @@ func (s *simulator) nextEvent() (t time.Duration, ok bool) {
 	}
 	if len(s.ends) > 0 && (!ok || s.ends[0].at < t) {
 		t, ok = s.ends[0].at, true
+	}
+	if e, held := s.holds.nextEnd(); held && (!ok || e < t) {
+		t, ok = e, true // an unused hold expires: its GPUs go to waiting jobs
 	}
 	return t, ok
 }

@@ -86,7 +86,7 @@ func (s *simulator) snapshot(t time.Duration) scheduler.Snapshot {
 	}
 	return scheduler.Snapshot{
 		Now: now, Nodes: slices.Clone(s.nodes), GPUs: slices.Clone(s.gpus),
-		Running: running, Pending: s.pendingCopy(), Users: users,
+		Running: running, Pending: s.pendingCopy(), Users: users, Bookings: s.holds.active(t, userNameOf),
 	}
 }
 

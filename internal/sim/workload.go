@@ -43,6 +43,9 @@ type Workload struct {
 	// MultiNode counts the jobs larger than one node but not than the
 	// cluster: they may span nodes (Job.MultiNode).
 	MultiNode int
+	// Signals are the client agent's signals to replay as holds
+	// (signals.go); nil: none.
+	Signals *Signals
 }
 
 // Prepare turns jobs (not modified) into the workload for c: it sorts them

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
 	"github.com/gpuscheduler/gpuscheduler/jobs"
 	"github.com/gpuscheduler/gpuscheduler/migrations"
@@ -33,6 +34,8 @@ type Server struct {
 	Web    *web.Server
 	Logger *slog.Logger
 	Deps   *jobs.Deps // the background work's dependencies, River client included
+	// Scoring is the scoring service; tests may set its Trusted networks before calling.
+	Scoring *handlers.Scoring
 }
 
 // New starts a server on a fresh database; everything stops when t ends.
@@ -60,10 +63,15 @@ func New(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	deps.Executors[models.ExecutorNode] = jobs.NewNodeExecutor(deps)
 	h := &handlers.Handlers{DB: db, Logger: logger, Now: now, Sessions: sessions, Asset: assets.Path,
 		Migrations: migrations.New(db.Pool, logger), Listener: listener, CanRun: deps.Executors.Has, Stop: deps.Stop,
 		Notifier: &models.Notifier{Pool: db.Pool, Logger: logger, Window: 50 * time.Millisecond},
 		Config:   handlers.Config{Version: "test", Dev: true, DevLogin: true, HeartbeatInterval: time.Second}}
+	if h.Scoring, err = handlers.NewScoring(scoring.DefaultConfig(), nil, db, reg); err != nil {
+		t.Fatal(err)
+	}
+	h.Scoring.Enqueue = deps.EnqueueScoringObserve
 	srv := web.New(web.Options{Handlers: h, DB: db, Listener: listener, Sessions: sessions, Hub: web.NewHub(listener, logger, metrics),
 		Metrics: metrics, Gatherer: reg, Static: assets, Logger: logger, Now: now})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -87,7 +95,7 @@ func New(t testing.TB) *Server {
 			<-done
 		}
 	})
-	return &Server{Server: hs, DB: db, Web: srv, Logger: logger, Deps: deps}
+	return &Server{Server: hs, DB: db, Web: srv, Logger: logger, Deps: deps, Scoring: h.Scoring}
 }
 
 type testWriter struct{ t testing.TB }

@@ -1,0 +1,209 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/jobs"
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// NodeLeaseCreate handles POST /api/v1/nodes/{id}/leases: a process on the
+// node asks, through the agent's local /acquire, for GPUs of that node. It
+// becomes a lease job pinned to the node, owned by the scheduler user
+// mapped to the process's Unix user, scheduled like any other job.
+func (h *Handlers) NodeLeaseCreate(c echo.Context) error {
+	node, err := ownNode(c)
+	if err != nil {
+		return err
+	}
+	var req apiclient.NodeLeaseRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if req.PID <= 0 {
+		return invalid("pid", "must be a process id, got %d", req.PID)
+	}
+	ctx := c.Request().Context()
+	u, err := models.UserByUnixUser(ctx, h.DB.Bun, req.UnixUser)
+	if err != nil {
+		return Errorf(http.StatusForbidden, "unknown_unix_user",
+			"no GPUScheduler user is mapped to Unix user %q; an admin can map one: gpusched user create --email EMAIL --unix-user %s (or gpusched user set-unix-user --email EMAIL --unix-user %s)",
+			req.UnixUser, req.UnixUser, req.UnixUser)
+	}
+	spec := JobSpec{GPUCount: &req.GPUCount, MemoryGB: req.MemoryGB, GPUModel: req.GPUModel, Name: req.Name, Executor: models.ExecutorLease}
+	if req.Priority != "" {
+		spec.Priority, _ = json.Marshal(req.Priority)
+	}
+	if req.Duration != "" {
+		spec.EstimatedDuration, _ = json.Marshal(req.Duration)
+	}
+	cp, err := h.capacity(ctx)
+	if err != nil {
+		return err
+	}
+	job, err := spec.toJob(u, cp, h.CanRun)
+	if err != nil {
+		return err
+	}
+	job.ClientRef = fmt.Sprintf("pid %d on %s", req.PID, node.Name)
+	if job.Name == "" {
+		job.Name = job.ClientRef
+	}
+	err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+		if err := models.CreateJob(ctx, tx.PGX(), job, h.Now()); err != nil {
+			return err
+		}
+		job.NodeID = &node.ID
+		_, err := tx.NewUpdate().Model(job).Column("node_id").WherePK().Exec(ctx)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("handlers: lease on node %s: %w", node.Name, err)
+	}
+	h.Notifier.Signal(models.ChannelJobs, fmt.Sprint(job.ID))
+	out, err := h.leaseAnswer(ctx, job, u.Email)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, out)
+}
+
+// NodeLeaseGet handles GET /api/v1/nodes/{id}/leases/{job}?state=S&wait=N:
+// the lease, once its state is no longer S (or at once without S) or the
+// scheduler's word on it (place, reason, expected start) changed, waiting
+// at most N seconds (default 20).
+func (h *Handlers) NodeLeaseGet(c echo.Context) error {
+	node, err := ownNode(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	wait := 20 * time.Second
+	if s := c.QueryParam("wait"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 || time.Duration(n)*time.Second > maxCommandWait {
+			return invalid("wait", "must be 0–%d seconds", int(maxCommandWait.Seconds()))
+		}
+		wait = time.Duration(n) * time.Second
+	}
+	events, unsubscribe := h.Listener.Subscribe(models.Topic(models.ChannelJobs), models.Topic(models.ChannelScheduler))
+	defer unsubscribe()
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	timedOut := false
+	var first *models.Job
+	for {
+		j, err := h.nodeLease(ctx, node, c.Param("job"))
+		if err != nil {
+			return err
+		}
+		if first == nil {
+			first = j
+		}
+		if timedOut || j.State != c.QueryParam("state") || explanationChanged(first, j) {
+			owner, err := models.GetUser(ctx, h.DB.Bun, j.OwnerID)
+			if err != nil {
+				return err
+			}
+			out, err := h.leaseAnswer(ctx, j, owner.Email)
+			if err != nil {
+				return err
+			}
+			return c.JSON(http.StatusOK, out)
+		}
+		select {
+		case <-events:
+		case <-deadline.C:
+			timedOut = true
+		case <-ctx.Done():
+			return nil // the agent went away
+		}
+	}
+}
+
+// NodeLeaseEnd handles DELETE /api/v1/nodes/{id}/leases/{job}?reason=R: the
+// process exited (or gave up waiting): a waiting lease is withdrawn, a
+// granted one ends and frees its GPUs. Ending an ended lease is harmless.
+func (h *Handlers) NodeLeaseEnd(c echo.Context) error {
+	node, err := ownNode(c)
+	if err != nil {
+		return err
+	}
+	reason := c.QueryParam("reason")
+	if reason == "" || len(reason) > 500 {
+		reason = "ended by the node agent"
+	}
+	err = h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
+		j, err := h.nodeLease(ctx, node, c.Param("job"))
+		if err != nil {
+			return err
+		}
+		now := h.Now()
+		switch {
+		case models.IsTerminal(j.State):
+			return nil
+		case j.State == models.JobQueued || j.State == models.JobPreempted:
+			_, err = models.MoveJob(ctx, tx, j.ID, models.JobCanceled, reason, nil, now)
+			return err
+		}
+		return jobs.EndLease(ctx, tx, j.ID, models.JobCompleted, reason, now)
+	})
+	if err != nil {
+		return fmt.Errorf("handlers: end lease on node %s: %w", node.Name, err)
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// nodeLease loads the path's lease job, which must be pinned to node.
+func (h *Handlers) nodeLease(ctx context.Context, node *models.Node, param string) (*models.Job, error) {
+	id, err := strconv.ParseInt(param, 10, 64)
+	if err != nil || id <= 0 {
+		return nil, Errorf(http.StatusBadRequest, "invalid_path", "job id %q is not a positive number", param)
+	}
+	j, err := models.GetJob(ctx, h.DB.Bun, id)
+	if err != nil || j.Executor != models.ExecutorLease || j.NodeID == nil || *j.NodeID != node.ID {
+		return nil, Errorf(http.StatusNotFound, "not_found", "node %s has no lease %d", node.Name, id)
+	}
+	return j, nil
+}
+
+func (h *Handlers) leaseAnswer(ctx context.Context, j *models.Job, owner string) (apiclient.NodeLease, error) {
+	out := apiclient.NodeLease{JobID: j.ID, State: j.State, Owner: owner, GPUs: []int{}, Position: j.QueuePosition,
+		Reason: j.PendingReason, EstimatedStart: j.EstimatedStartAt}
+	if j.State == models.JobRunning {
+		gpus, err := models.JobGPUs(ctx, h.DB.Bun, j.ID)
+		if err != nil {
+			return out, err
+		}
+		for _, g := range gpus {
+			out.GPUs = append(out.GPUs, g.Index)
+		}
+	}
+	return out, nil
+}
+
+// explanationChanged reports whether the scheduler's word on a waiting job
+// changed between two reads.
+func explanationChanged(a, b *models.Job) bool {
+	pos := func(j *models.Job) int {
+		if j.QueuePosition == nil {
+			return -1
+		}
+		return *j.QueuePosition
+	}
+	eta := func(j *models.Job) time.Time {
+		if j.EstimatedStartAt == nil {
+			return time.Time{}
+		}
+		return j.EstimatedStartAt.Truncate(time.Minute)
+	}
+	return pos(a) != pos(b) || a.PendingReason != b.PendingReason || !eta(a).Equal(eta(b))
+}

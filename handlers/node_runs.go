@@ -1,0 +1,55 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/jobs"
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// maxLogChunk bounds one shipped chunk of output (before base64).
+const maxLogChunk = 512 << 10
+
+// NodeCommandExit handles POST /api/v1/nodes/{id}/commands/{cmd}/exit: how
+// the run a start command began ended. Reporting twice is harmless.
+func (h *Handlers) NodeCommandExit(c echo.Context) error {
+	var exit apiclient.JobExit
+	if err := decodeJSON(c, &exit); err != nil {
+		return err
+	}
+	if len(exit.Message) > 4096 || len(exit.Signal) > 32 {
+		return invalid("message", "at most 4096 characters (signal: 32)")
+	}
+	return h.withCommand(c, func(ctx context.Context, tx *models.Tx, cmd *models.NodeCommand) error {
+		if cmd.Kind != models.CommandStart {
+			return Errorf(http.StatusConflict, "not_a_start", "command %d is a %s; exits are reported on start commands", cmd.ID, cmd.Kind)
+		}
+		return jobs.FinishNodeRun(ctx, tx, cmd, exit, h.Now())
+	})
+}
+
+// NodeCommandLogs handles POST /api/v1/nodes/{id}/commands/{cmd}/logs: a
+// chunk of the output of the run a start command began, at its byte
+// offset. A chunk sent twice is stored once.
+func (h *Handlers) NodeCommandLogs(c echo.Context) error {
+	var chunk apiclient.LogChunk
+	if err := decodeJSON(c, &chunk); err != nil {
+		return err
+	}
+	switch {
+	case chunk.Offset < 0:
+		return invalid("offset", "must not be negative")
+	case len(chunk.Data) > maxLogChunk:
+		return invalid("data", "at most %d bytes per chunk", maxLogChunk)
+	}
+	return h.withCommand(c, func(ctx context.Context, tx *models.Tx, cmd *models.NodeCommand) error {
+		if cmd.Kind != models.CommandStart {
+			return Errorf(http.StatusConflict, "not_a_start", "command %d is a %s; output belongs to start commands", cmd.ID, cmd.Kind)
+		}
+		return models.AppendLog(ctx, tx, cmd.ID, cmd.JobID, chunk.Offset, chunk.Data, h.Now())
+	})
+}

@@ -1,0 +1,92 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
+	"github.com/gpuscheduler/gpuscheduler/views"
+)
+
+// QueuePage handles GET /queue[?mine=1]: waiting jobs in scheduler order
+// with place, reason and expected start; running jobs with elapsed time.
+func (h *Handlers) QueuePage(c echo.Context) error {
+	q, err := h.queueView(c)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.QueuePage(h.Page(c, "Queue", "queue"), q))
+}
+
+// QueueFragment handles GET /fragments/queue: the live part of the page.
+func (h *Handlers) QueueFragment(c echo.Context) error {
+	q, err := h.queueView(c)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return render(c, http.StatusOK, views.QueueTables(q))
+}
+
+// JobCancelPage handles POST /jobs/{id}/cancel from the queue page (CSRF
+// checked by the page group). htmx gets the refreshed tables; a plain form
+// is sent back to the queue.
+func (h *Handlers) JobCancelPage(c echo.Context) error {
+	id, err := jobID(c)
+	if err != nil {
+		return err
+	}
+	if _, err := h.cancelJob(c, userOf(c), id); err != nil {
+		return err
+	}
+	if c.Request().Header.Get("HX-Request") == "true" {
+		return h.QueueFragment(c)
+	}
+	return c.Redirect(http.StatusSeeOther, "/queue")
+}
+
+func (h *Handlers) queueView(c echo.Context) (views.Queue, error) {
+	ctx := c.Request().Context()
+	u := userOf(c)
+	f := models.JobFilter{States: []string{models.JobQueued, models.JobScheduled, models.JobAllocating, models.JobRunning}, Limit: 2000}
+	mine := c.QueryParam("mine") == "1" || c.QueryParam("mine") == "true"
+	if mine {
+		f.OwnerID = &u.ID
+	}
+	jobs, err := models.ListJobs(ctx, h.DB.Bun, f)
+	if err != nil {
+		return views.Queue{}, fmt.Errorf("handlers: queue page: %w", err)
+	}
+	emails, err := ownerEmails(ctx, h.DB.Bun)
+	if err != nil {
+		return views.Queue{}, err
+	}
+	q := views.Queue{Mine: mine, UpdatedAt: h.Now()}
+	for i := range jobs {
+		j := &jobs[i]
+		row := views.QueueJob{ID: j.ID, Name: j.Name, User: emails[j.OwnerID], State: j.State, GPUs: j.GPUCount,
+			Priority: priorityNames[j.Priority], Executor: j.Executor, Code: j.PendingCode, Reason: j.PendingReason,
+			Submitted: j.SubmittedAt, CanCancel: j.OwnerID == u.ID || u.IsAdmin()}
+		if j.QueuePosition != nil {
+			row.Position = *j.QueuePosition
+		}
+		if j.EstimatedStartAt != nil {
+			row.ETA = *j.EstimatedStartAt
+		}
+		if j.StartedAt != nil {
+			row.Started = *j.StartedAt
+			if j.EstimatedDurationS != nil {
+				row.ExpectedEnd = j.StartedAt.Add(time.Duration(*j.EstimatedDurationS) * time.Second)
+			}
+		}
+		if j.State == models.JobQueued {
+			q.Pending = append(q.Pending, row)
+		} else {
+			q.Running = append(q.Running, row)
+		}
+	}
+	return q, nil
+}

@@ -1,0 +1,146 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+)
+
+// Lease statuses as /jobs shows them.
+const (
+	leaseQueued   = "queued"
+	leaseRunning  = "running"
+	leaseDone     = "done"
+	leaseCanceled = "canceled"
+)
+
+// lease is one /acquire: a local process waiting for, or holding, GPUs of
+// this node. It is a lease job in the control plane.
+type lease struct {
+	ID        string     `json:"id"`
+	Status    string     `json:"status"`
+	GPUs      string     `json:"gpus"`
+	PID       int        `json:"pid"`
+	NumGPUs   int        `json:"num_gpus"`
+	Owner     string     `json:"owner"`    // Unix user of the process
+	User      string     `json:"user"`     // the scheduler user it maps to
+	Position  *int       `json:"position"` // in the cluster's queue, while queued
+	Reason    string     `json:"reason"`   // why it waits
+	ETA       *time.Time `json:"eta"`      // expected start
+	Submitted time.Time  `json:"submitted_at"`
+	Ended     *time.Time `json:"ended_at,omitempty"`
+
+	jobID int64
+}
+
+// acquireRequest is the body of POST /acquire: the local-scheduler
+// document's {pid, num_gpus}, plus what `gpusched run` may add.
+type acquireRequest struct {
+	PID      *int     `json:"pid"`
+	NumGPUs  *int     `json:"num_gpus"`
+	GPUType  string   `json:"gpu_type"`
+	MemGB    *float64 `json:"mem_gb"`
+	Time     string   `json:"time"`
+	Name     string   `json:"name"`
+	Priority string   `json:"priority"`
+}
+
+// httpError is an answer of the local API: status and sentence.
+type httpError struct {
+	status int
+	msg    string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) error {
+	return &httpError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
+}
+
+// leaseBook keeps this agent's leases for /jobs and /status.
+type leaseBook struct {
+	mu     sync.Mutex
+	leases []*lease
+	local  int // ids of GPU-less leases
+}
+
+func (b *leaseBook) add(l *lease) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.leases = append(b.leases, l)
+	if n := len(b.leases); n > 500 { // forget the oldest ended ones
+		kept := b.leases[:0]
+		for i, x := range b.leases {
+			if x.Ended == nil || i >= n-200 {
+				kept = append(kept, x)
+			}
+		}
+		b.leases = kept
+	}
+}
+
+func (b *leaseBook) update(l *lease, fn func(*lease)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	fn(l)
+}
+
+// snapshot returns copies of every lease, oldest first.
+func (b *leaseBook) snapshot() []lease {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]lease, len(b.leases))
+	for i, l := range b.leases {
+		out[i] = *l
+	}
+	return out
+}
+
+func (b *leaseBook) nextLocalID() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.local++
+	return "local-" + strconv.Itoa(b.local)
+}
+
+// fromAPI turns a control-plane error into the local API's answer.
+func fromAPI(err error) error {
+	var e *apiclient.Error
+	if errors.As(err, &e) && e.Status < 500 {
+		return &httpError{e.Status, e.Message}
+	}
+	return &httpError{http.StatusBadGateway, "the control plane did not answer: " + err.Error()}
+}
+
+// gpuList renders GPU indices as CUDA_VISIBLE_DEVICES does: "0,3".
+func gpuList(idx []int) string {
+	s := make([]string, len(idx))
+	for i, g := range idx {
+		s[i] = strconv.Itoa(g)
+	}
+	return strings.Join(s, ",")
+}
+
+// endLease tells the control plane a lease is over, retrying for a while:
+// its GPUs must not stay held by a process that is gone.
+func (a *Agent) endLease(jobID int64, reason string) {
+	backoff := 250 * time.Millisecond
+	for try := 0; try < 12; try++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := a.Client.EndLease(ctx, a.NodeID(), jobID, reason)
+		cancel()
+		if err == nil || apiclient.IsStatus(err, http.StatusNotFound) {
+			return
+		}
+		a.Logger.Warn("node: could not end a lease; retrying", "job", jobID, "err", err)
+		time.Sleep(backoff)
+		backoff = min(backoff*2, 10*time.Second)
+	}
+}

@@ -1,0 +1,126 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+)
+
+// wrapper runs the job's command ($1) as a child and writes its exit
+// status to $2, so that an agent restarted meanwhile still learns how the
+// job ended. SIGTERM and SIGINT reach the job (the whole process group
+// gets them on a stop); the wrapper itself outlives them to write the file.
+const wrapper = `trap 'kill -TERM $c 2>/dev/null' TERM
+trap 'kill -INT $c 2>/dev/null' INT
+/bin/sh -c "$1" &
+c=$!
+while :; do wait $c; s=$?; kill -0 $c 2>/dev/null || break; done
+echo $s > "$2"
+exit $s`
+
+// wrapperName is the wrapper's $0, how a restarted agent recognises it.
+const wrapperName = "gpusched-job"
+
+// startProcess starts s's command for run id in its own process group as
+// who, its output appended to the run's log file.
+func startProcess(files runFiles, id int64, s *apiclient.StartJob, who identity) (*exec.Cmd, error) {
+	dir := s.Workdir
+	if dir == "" {
+		dir = who.home
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("working directory %q does not exist on this host", dir)
+	}
+	logf, err := os.OpenFile(files.log(id), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("node: output file of run %d: %w", id, err)
+	}
+	defer logf.Close()
+	if err := os.WriteFile(files.exit(id), nil, 0o600); err != nil {
+		return nil, fmt.Errorf("node: exit file of run %d: %w", id, err)
+	}
+	if who.cred != nil {
+		// The wrapper writes the exit file as the job's user.
+		if err := os.Chown(files.exit(id), who.uid, who.gid); err != nil {
+			return nil, fmt.Errorf("node: exit file of run %d: %w", id, err)
+		}
+	}
+	cmd := exec.Command("/bin/sh", "-c", wrapper, wrapperName, s.Command, files.exit(id))
+	cmd.Dir = dir
+	cmd.Env = jobEnv(s, who)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: who.cred}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %q: %w", s.Command, err)
+	}
+	return cmd, nil
+}
+
+// jobEnv is the job's environment: a clean login-like base, the job's own
+// variables, then CUDA_VISIBLE_DEVICES and GPUSCHED_JOB_ID.
+func jobEnv(s *apiclient.StartJob, who identity) []string {
+	env := map[string]string{
+		"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+		"HOME": who.home, "USER": who.name, "LOGNAME": who.name, "SHELL": "/bin/sh",
+	}
+	for _, k := range []string{"LANG", "TZ"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env[k] = v
+		}
+	}
+	for k, v := range s.Env {
+		env[k] = v
+	}
+	idx := make([]string, len(s.GPUs))
+	for i, g := range s.GPUs {
+		idx[i] = strconv.Itoa(g)
+	}
+	env["CUDA_VISIBLE_DEVICES"] = strings.Join(idx, ",")
+	env["GPUSCHED_JOB_ID"] = strconv.FormatInt(s.JobID, 10)
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// exitOf turns a wrapper's end into the report: the status the wrapper
+// wrote wins; else the wait status (the wrapper was killed too).
+func exitOf(files runFiles, id int64, waitErr error, state *os.ProcessState) apiclient.JobExit {
+	if code, ok := files.exitCode(id); ok {
+		return apiclient.JobExit{ExitCode: &code}
+	}
+	if state != nil {
+		if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code := 128 + int(ws.Signal())
+			return apiclient.JobExit{ExitCode: &code, Signal: signalName(ws.Signal())}
+		}
+		code := state.ExitCode()
+		return apiclient.JobExit{ExitCode: &code}
+	}
+	msg := "the process ended and left no exit status"
+	if waitErr != nil && !errors.Is(waitErr, os.ErrProcessDone) {
+		msg += ": " + waitErr.Error()
+	}
+	return apiclient.JobExit{Lost: true, Message: msg}
+}
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGKILL:
+		return "SIGKILL"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGINT:
+		return "SIGINT"
+	}
+	return "signal " + strconv.Itoa(int(s))
+}

@@ -1,0 +1,219 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
+)
+
+// runner is the agent's local executor: it starts jobs' processes, stops
+// them, and follows each until its output is shipped and its exit reported.
+type runner struct {
+	ctx     context.Context // the agent's: runs outlive a session with the server
+	files   runFiles
+	procfs  gpu.ProcFS
+	logger  *slog.Logger
+	work    gpu.Workloads // nil unless the provider simulates load
+	mapping map[string]string
+	report  reporter
+
+	mu   sync.Mutex
+	runs map[int64]*run // by start command id
+	wg   sync.WaitGroup
+}
+
+// reporter is how runs reach the control plane.
+type reporter interface {
+	ship(ctx context.Context, cmd int64, chunk apiclient.LogChunk) error
+	exited(ctx context.Context, cmd int64, exit apiclient.JobExit) error
+	// freshen reports the GPUs now (a heartbeat), before an exit report.
+	freshen(ctx context.Context)
+}
+
+// run is one started (or re-found) job process.
+type run struct {
+	rec  record
+	done chan struct{} // closed when the process ended; exit is set then
+	exit apiclient.JobExit
+	stop sync.Once
+}
+
+// start starts the run of start command id, or, when it already runs (the
+// command came again), returns its pid.
+func (r *runner) start(id int64, s *apiclient.StartJob) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rn, ok := r.runs[id]; ok {
+		return rn.rec.PID, nil
+	}
+	who, err := jobIdentity(s, r.mapping)
+	if err != nil {
+		return 0, err
+	}
+	rec := record{CommandID: id, JobID: s.JobID, User: who.name, GPUs: s.GPUs, StartedAt: time.Now()}
+	if err := r.files.save(rec); err != nil { // before the start: a crash now means lost, never twice
+		return 0, err
+	}
+	cmd, err := startProcess(r.files, id, s, who)
+	if err != nil {
+		_ = r.files.remove(id)
+		return 0, err
+	}
+	rec.PID = cmd.Process.Pid
+	if err := r.files.save(rec); err != nil {
+		r.logger.Warn("node: could not record a started job", "job", s.JobID, "err", err)
+	}
+	rn := &run{rec: rec, done: make(chan struct{})}
+	r.runs[id] = rn
+	if r.work != nil {
+		r.work.Started(rec.PID, who.name, "job-"+fmt.Sprint(s.JobID), s.GPUs)
+	}
+	go func() {
+		err := cmd.Wait()
+		rn.exit = exitOf(r.files, id, err, cmd.ProcessState)
+		close(rn.done)
+	}()
+	r.follow(rn)
+	return rec.PID, nil
+}
+
+// stopRun stops run id: SIGTERM to its process group, SIGKILL after grace.
+// It reports whether such a run is going on here.
+func (r *runner) stopRun(id int64, grace time.Duration) bool {
+	r.mu.Lock()
+	rn, ok := r.runs[id]
+	r.mu.Unlock()
+	if !ok {
+		return false
+	}
+	select {
+	case <-rn.done:
+		return true // ended; its exit report is on its way
+	default:
+	}
+	rn.stop.Do(func() {
+		pid := rn.rec.PID
+		_ = syscall.Kill(-pid, syscall.SIGTERM)
+		go func() {
+			select {
+			case <-rn.done:
+			case <-time.After(grace):
+				_ = syscall.Kill(-pid, syscall.SIGKILL)
+			}
+		}()
+	})
+	return true
+}
+
+// follow ships rn's output while it runs, then the rest and its exit, and
+// forgets it once the control plane has both.
+func (r *runner) follow(rn *run) {
+	ctx := r.ctx
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		tick := time.NewTicker(500 * time.Millisecond)
+		defer tick.Stop()
+		backoff := time.Second
+		freshened := false
+		for {
+			ended := false
+			select {
+			case <-ctx.Done():
+				return
+			case <-rn.done:
+				ended = true
+			case <-tick.C:
+			}
+			if ended && !freshened {
+				// The GPUs are free of this process before the release commits.
+				if r.work != nil {
+					r.work.Ended(rn.rec.PID)
+				}
+				r.report.freshen(ctx)
+				freshened = true
+			}
+			err := r.shipLog(ctx, rn)
+			if err == nil && ended {
+				err = r.report.exited(ctx, rn.rec.CommandID, rn.exit)
+				if err == nil || gone(err) {
+					r.forget(rn)
+					return
+				}
+			}
+			if err != nil && ctx.Err() == nil {
+				r.logger.Warn("node: could not report a job to the control plane; retrying", "job", rn.rec.JobID, "err", err)
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(backoff):
+				}
+				backoff = min(backoff*2, 15*time.Second)
+				continue
+			}
+			backoff = time.Second
+		}
+	}()
+}
+
+// shipLog sends rn's output not yet shipped, in chunks.
+func (r *runner) shipLog(ctx context.Context, rn *run) error {
+	f, err := os.Open(r.files.log(rn.rec.CommandID))
+	if err != nil {
+		return nil // nothing written yet
+	}
+	defer f.Close()
+	buf := make([]byte, 256<<10)
+	for {
+		n, _ := f.ReadAt(buf, rn.rec.Shipped)
+		if n == 0 {
+			return nil
+		}
+		err := r.report.ship(ctx, rn.rec.CommandID, apiclient.LogChunk{Offset: rn.rec.Shipped, Data: buf[:n]})
+		if gone(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rn.rec.Shipped += int64(n)
+		_ = r.files.save(rn.rec)
+	}
+}
+
+func (r *runner) forget(rn *run) {
+	r.mu.Lock()
+	delete(r.runs, rn.rec.CommandID)
+	r.mu.Unlock()
+	if r.work != nil {
+		r.work.Ended(rn.rec.PID)
+	}
+	if err := r.files.remove(rn.rec.CommandID); err != nil {
+		r.logger.Warn("node: could not clean up a finished run", "job", rn.rec.JobID, "err", err)
+	}
+}
+
+// gone reports an answer meaning the server no longer knows the run.
+func gone(err error) bool { return apiclient.IsStatus(err, 404) }
+
+// gpus returns the GPU indices of the runs going on.
+func (r *runner) gpus() []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []int
+	for _, rn := range r.runs {
+		select {
+		case <-rn.done:
+		default:
+			out = append(out, rn.rec.GPUs...)
+		}
+	}
+	return out
+}
