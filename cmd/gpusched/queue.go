@@ -108,7 +108,12 @@ func newCancelCmd() *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("job %d: %w", id, err)
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "job %d %s\n", j.ID, j.State)
+				switch j.State {
+				case "canceled":
+					fmt.Fprintf(cmd.OutOrStdout(), "job %d canceled\n", j.ID)
+				default: // a node or Ray stops it; the job ends when that is confirmed
+					fmt.Fprintf(cmd.OutOrStdout(), "job %d stopping (%s until its executor confirms)\n", j.ID, j.State)
+				}
 			}
 			return nil
 		},
