@@ -92,8 +92,12 @@ func (s *Server) routes(o Options) {
 		},
 	}))
 	pages.GET("/login", h.LoginPage)
-	pages.POST("/auth/dev", h.DevLogin)
 	pages.POST("/auth/logout", h.Logout)
+	// Sign-in (SSO and dev), rate-limited per client address.
+	signIn := pages.Group("", signInLimit(o.SignInRate))
+	signIn.POST("/auth/dev", h.DevLogin)
+	signIn.GET("/auth/:provider", h.SSOBegin)
+	signIn.GET("/auth/:provider/callback", h.SSOCallback)
 
 	in := pages.Group("", signedIn)
 	in.GET("/", h.ClusterPage)
@@ -102,6 +106,23 @@ func (s *Server) routes(o Options) {
 	in.GET("/fragments/queue", h.QueueFragment)
 	in.POST("/jobs/:id/cancel", h.JobCancelPage)
 	in.GET("/events", s.hub.Stream)
+	// API tokens and admin pages (sign-in branch).
+	in.GET("/settings/tokens", h.TokensPage)
+	in.POST("/settings/tokens", h.TokenCreatePage)
+	in.POST("/settings/tokens/:prefix/revoke", h.TokenRevokePage)
+	adm := in.Group("/admin", adminOnly)
+	adm.GET("", h.AdminHome)
+	adm.GET("/users", h.AdminUsers)
+	adm.POST("/users/:id", h.AdminUserUpdate)
+	adm.GET("/teams", h.AdminTeams)
+	adm.POST("/teams", h.AdminTeamCreate)
+	adm.POST("/teams/:id", h.AdminTeamUpdate)
+	adm.GET("/policies", h.AdminPolicies)
+	adm.POST("/policies", h.AdminPoliciesSave)
+	adm.GET("/nodes", h.AdminNodes)
+	adm.POST("/nodes/:name/drain", h.AdminNodeDrain)
+	adm.POST("/nodes/:name/undrain", h.AdminNodeUndrain)
+	adm.GET("/audit", h.AdminAudit)
 
 	if o.RiverUI != nil {
 		river := in.Group("/admin/river", adminOnly, sameOrigin)
