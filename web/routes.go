@@ -79,7 +79,7 @@ func (s *Server) routes(o Options) {
 	api.Any("/*", func(c echo.Context) error { return echo.ErrNotFound })
 
 	// Browser pages: session cookie, CSRF on every state change.
-	pages := e.Group("", s.session, middleware.CSRFWithConfig(middleware.CSRFConfig{
+	csrf := middleware.CSRFWithConfig(middleware.CSRFConfig{
 		TokenLookup:    "header:X-CSRF-Token,form:_csrf",
 		CookieName:     "gpusched_csrf",
 		CookiePath:     "/",
@@ -90,14 +90,16 @@ func (s *Server) routes(o Options) {
 			// The River UI cannot send our token; it is guarded by sameOrigin.
 			return len(c.Request().URL.Path) >= 12 && c.Request().URL.Path[:12] == "/admin/river"
 		},
-	}))
-	pages.GET("/login", h.LoginPage)
-	pages.POST("/auth/logout", h.Logout)
-	// Sign-in (SSO and dev), rate-limited per client address.
-	signIn := pages.Group("", signInLimit(o.SignInRate))
+	})
+	// Sign-in (SSO and dev), rate-limited per client address before anything
+	// else. Declared before pages so that pages' catch-all 404 wins.
+	signIn := e.Group("", signInLimit(o.SignInRate), s.session, csrf)
 	signIn.POST("/auth/dev", h.DevLogin)
 	signIn.GET("/auth/:provider", h.SSOBegin)
 	signIn.GET("/auth/:provider/callback", h.SSOCallback)
+	pages := e.Group("", s.session, csrf)
+	pages.GET("/login", h.LoginPage)
+	pages.POST("/auth/logout", h.Logout)
 
 	in := pages.Group("", signedIn)
 	in.GET("/", h.ClusterPage)
