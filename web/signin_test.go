@@ -28,7 +28,8 @@ var ssoUsers = []oidctest.User{
 
 // startSSO starts the control plane with two real OpenID Connect providers,
 // example.com allowed and boss@example.com a configured admin.
-func startSSO(t *testing.T) (*testserver.Server, map[string]*oidctest.Provider) {
+// configure may adjust the handlers further.
+func startSSO(t *testing.T, configure ...func(h *handlers.Handlers)) (*testserver.Server, map[string]*oidctest.Provider) {
 	t.Helper()
 	ops := map[string]*oidctest.Provider{}
 	s := testserver.NewWith(t, testserver.Options{Configure: func(url string, h *handlers.Handlers) {
@@ -50,6 +51,9 @@ func startSSO(t *testing.T) (*testserver.Server, map[string]*oidctest.Provider) 
 		}
 		h.SignIn = ps
 		h.Config.SignInPolicy = signin.Policy{AllowedDomains: []string{"example.com"}, Admins: []string{"boss@example.com"}}
+		for _, c := range configure {
+			c(h)
+		}
 	}})
 	return s, ops
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"riverqueue.com/riverui"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
 	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
@@ -90,9 +91,17 @@ func NewWith(t testing.TB, o Options) *Server {
 		t.Fatal(err)
 	}
 	h.Scoring.Enqueue = deps.EnqueueScoringObserve
+	// The River UI, mounted for admins as in serve.
+	riverUI, err := riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(riverClient, nil), Logger: logger, Prefix: "/admin/river"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := web.New(web.Options{Handlers: h, DB: db, Listener: listener, Sessions: sessions, Hub: web.NewHub(listener, logger, metrics),
-		Metrics: metrics, Gatherer: reg, Static: assets, Logger: logger, Now: now, SignInRate: o.SignInRate})
+		Metrics: metrics, Gatherer: reg, Static: assets, Logger: logger, Now: now, SignInRate: o.SignInRate, RiverUI: riverUI})
 	ctx, cancel := context.WithCancel(context.Background())
+	if err := riverUI.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan struct{}, 3)
 	go func() { listener.Run(ctx); done <- struct{}{} }()
 	go func() { srv.Run(ctx); done <- struct{}{} }()
