@@ -708,7 +708,7 @@ func adminPoliciesBody(csrf string, a AdminPolicies) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if a.Preview != nil {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "<div class=\"card table-wrap\" data-testid=\"preview\"><h2>Would start now</h2>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "<div class=\"card table-wrap stack\" data-testid=\"preview\"><h2>Would start now</h2>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
