@@ -159,7 +159,7 @@ func authzRows() map[string]authzRow {
 // admin. A route without a row fails, so new routes must say who may call them.
 func TestAuthorizationOfEveryRoute(t *testing.T) {
 	t.Parallel()
-	s, _ := startSSO(t, func(h *handlers.Handlers) { h.Config.HoldLimit = 1000 })
+	s, _ := startSSOWith(t, testserver.Options{RiverUI: true}, func(h *handlers.Handlers) { h.Config.HoldLimit = 1000 })
 	f := newAuthzFixture(t, s)
 	rows := authzRows()
 	seen := map[string]bool{}
@@ -345,7 +345,7 @@ func (f *authzFixture) teamUpdate() (string, string) {
 }
 
 // registerGPUs registers node name with n GPUs through the node API.
-func registerGPUs(t *testing.T, s *testserver.Server, name string, n int) {
+func registerGPUs(t testing.TB, s *testserver.Server, name string, n int) {
 	t.Helper()
 	tok, _ := s.NodeToken(t, name)
 	if st, b := s.Do(t, "POST", "/api/v1/nodes/register", tok, registerBodyFor(name, n)); st != http.StatusOK {

@@ -29,10 +29,16 @@ var ssoUsers = []oidctest.User{
 // startSSO starts the control plane with two real OpenID Connect providers,
 // example.com allowed and boss@example.com a configured admin.
 // configure may adjust the handlers further.
-func startSSO(t *testing.T, configure ...func(h *handlers.Handlers)) (*testserver.Server, map[string]*oidctest.Provider) {
+func startSSO(t testing.TB, configure ...func(h *handlers.Handlers)) (*testserver.Server, map[string]*oidctest.Provider) {
+	t.Helper()
+	return startSSOWith(t, testserver.Options{}, configure...)
+}
+
+// startSSOWith is startSSO with server options o (its Configure is replaced).
+func startSSOWith(t testing.TB, o testserver.Options, configure ...func(h *handlers.Handlers)) (*testserver.Server, map[string]*oidctest.Provider) {
 	t.Helper()
 	ops := map[string]*oidctest.Provider{}
-	s := testserver.NewWith(t, testserver.Options{Configure: func(url string, h *handlers.Handlers) {
+	o.Configure = func(url string, h *handlers.Handlers) {
 		var cfgs []signin.ProviderConfig
 		for _, name := range []string{"oidc", "corp"} {
 			var users []oidctest.User
@@ -54,8 +60,8 @@ func startSSO(t *testing.T, configure ...func(h *handlers.Handlers)) (*testserve
 		for _, c := range configure {
 			c(h)
 		}
-	}})
-	return s, ops
+	}
+	return testserver.NewWith(t, o), ops
 }
 
 // browserClient keeps cookies and follows redirects, as a browser does.

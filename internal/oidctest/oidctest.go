@@ -1,16 +1,18 @@
 // Package oidctest starts a real OpenID Connect provider for tests: the
-// zitadel/oidc OP (its example storage and login UI, imported as packages)
-// on a random loopback port, with the users a test defines (email, verified
-// or not). SignIn drives its login form over HTTP as a browser would; page
-// tests can fill the same form in Chromium (#username, #password).
+// zitadel/oidc OP (pkg/op, with its example storage imported as a package)
+// on a random loopback port, with a small login form (login.go) and the
+// users a test defines (email, verified or not). SignIn drives the login over
+// HTTP as a browser would; BrowserSignIn does it in Chromium.
 package oidctest
 
 import (
+	"crypto/sha256"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 
-	"github.com/zitadel/oidc/v3/example/server/exampleop"
 	"github.com/zitadel/oidc/v3/example/server/storage"
+	"github.com/zitadel/oidc/v3/pkg/op"
 	"golang.org/x/text/language"
 )
 
@@ -52,7 +54,20 @@ func Start(t testing.TB, redirectURIs []string, users ...User) *Provider {
 	clients := map[string]*storage.Client{p.ClientID: storage.WebClient(p.ClientID, p.ClientSecret, redirectURIs...)}
 	srv := httptest.NewUnstartedServer(nil)
 	p.Issuer = "http://" + srv.Listener.Addr().String()
-	srv.Config.Handler = exampleop.SetupServer(p.Issuer, storage.NewStorageWithClients(store, clients), nil, false)
+	st := storage.NewStorageWithClients(store, clients)
+	// Only options that leave the package's shared defaults alone: several
+	// providers run at once in one test binary.
+	provider, err := op.NewOpenIDProvider(p.Issuer, &op.Config{
+		CryptoKey: sha256.Sum256([]byte("oidctest " + p.Issuer)), CodeMethodS256: true, AuthMethodPost: true,
+		SupportedUILocales: []language.Tag{language.English},
+	}, st, op.WithAllowInsecure())
+	if err != nil {
+		t.Fatalf("oidctest: provider: %v", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/login/username", newLogin(st, op.AuthCallbackURL(provider), op.NewIssuerInterceptor(provider.IssuerFromRequest)))
+	mux.Handle("/", provider)
+	srv.Config.Handler = mux
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return p
@@ -76,6 +91,3 @@ func (s userStore) GetUserByUsername(name string) *storage.User {
 }
 
 func (s userStore) ExampleClientID() string { return s.clientID }
-
-// compile-time check that the login UI's storage is what SetupServer wants.
-var _ exampleop.Storage = (*storage.Storage)(nil)

@@ -52,6 +52,8 @@ type Options struct {
 	// SignInRate limits the sign-in routes; zero: practically unlimited, so
 	// tests may sign in many users quickly.
 	SignInRate web.RateLimit
+	// RiverUI mounts the River UI at /admin/river, as serve does.
+	RiverUI bool
 }
 
 // NewWith starts a server like New, with o.
@@ -91,17 +93,21 @@ func NewWith(t testing.TB, o Options) *Server {
 		t.Fatal(err)
 	}
 	h.Scoring.Enqueue = deps.EnqueueScoringObserve
-	// The River UI, mounted for admins as in serve.
-	riverUI, err := riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(riverClient, nil), Logger: logger, Prefix: "/admin/river"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := web.New(web.Options{Handlers: h, DB: db, Listener: listener, Sessions: sessions, Hub: web.NewHub(listener, logger, metrics),
-		Metrics: metrics, Gatherer: reg, Static: assets, Logger: logger, Now: now, SignInRate: o.SignInRate, RiverUI: riverUI})
+	wo := web.Options{Handlers: h, DB: db, Listener: listener, Sessions: sessions, Hub: web.NewHub(listener, logger, metrics),
+		Metrics: metrics, Gatherer: reg, Static: assets, Logger: logger, Now: now, SignInRate: o.SignInRate}
 	ctx, cancel := context.WithCancel(context.Background())
-	if err := riverUI.Start(ctx); err != nil {
-		t.Fatal(err)
+	if o.RiverUI {
+		// Mounted for admins as in serve.
+		riverUI, err := riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(riverClient, nil), Logger: logger, Prefix: "/admin/river"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := riverUI.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		wo.RiverUI = riverUI
 	}
+	srv := web.New(wo)
 	done := make(chan struct{}, 3)
 	go func() { listener.Run(ctx); done <- struct{}{} }()
 	go func() { srv.Run(ctx); done <- struct{}{} }()
