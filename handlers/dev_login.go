@@ -14,22 +14,6 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
 
-// LoginPage handles GET /login. Until SSO providers are configured, the only
-// way in from a browser is the dev sign-in, and only in --dev on loopback.
-func (h *Handlers) LoginPage(c echo.Context) error {
-	next := safeNext(c.QueryParam("next"))
-	if userOf(c) != nil {
-		return c.Redirect(http.StatusSeeOther, next)
-	}
-	if !h.Config.DevLogin {
-		return render(c, http.StatusOK, views.ErrorPageView(h.Page(c, "Sign in", ""), views.ErrorPage{
-			Status: http.StatusServiceUnavailable, Title: "No sign-in configured",
-			Message: "This server has no sign-in provider yet. Use an API token with the gpusched CLI, or start the server with --dev on a loopback address to use the dev sign-in.",
-		}))
-	}
-	return render(c, http.StatusOK, views.DevLoginPage(h.Page(c, "Sign in", ""), views.DevLogin{Email: "dev@localhost.localdomain", Next: next}))
-}
-
 // DevLogin handles POST /auth/dev: sign in as any email, no password. It is
 // refused unless the server runs --dev on a loopback address and the request
 // itself comes from loopback.

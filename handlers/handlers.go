@@ -11,16 +11,19 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/signin"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
 
 // Config is what handlers need to know of the server's configuration.
 type Config struct {
-	Version           string
-	Dev               bool          // serve --dev
-	DevLogin          bool          // the loopback dev sign-in is on
-	Admins            []string      // emails that become admins on first sign-in
+	Version  string
+	Dev      bool     // serve --dev
+	DevLogin bool     // the loopback dev sign-in is on
+	Admins   []string // emails that become admins on first sign-in
+	// Sign-in (SSO): who may sign in through the providers of Handlers.SignIn.
+	SignInPolicy      signin.Policy
 	HeartbeatInterval time.Duration // told to node agents
 	HoldTTL           time.Duration // how long a pre-warm hold keeps GPUs free (0: 15 minutes)
 	HoldLimit         int           // live holds per user (0: 2)
@@ -30,6 +33,9 @@ type Config struct {
 type Sessions interface {
 	Login(c echo.Context, userID int64) error
 	Logout(c echo.Context)
+	// SetFlow and TakeFlow keep a sign-in in progress in a short-lived sealed cookie.
+	SetFlow(c echo.Context, v any, ttl time.Duration) error
+	TakeFlow(c echo.Context, v any) bool
 }
 
 // Migrations reports the schema's state for /readyz.
@@ -60,6 +66,9 @@ type Handlers struct {
 
 	// Scoring is the scoring service (/v1/score, /v1/observe); see scoring_service.go.
 	Scoring *Scoring
+
+	// SignIn are the configured identity providers (nil: none; the dev sign-in may still be on).
+	SignIn *signin.Providers
 
 	capCache capacityCache
 }

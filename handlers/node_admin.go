@@ -24,8 +24,16 @@ func (h *Handlers) NodeDrain(c echo.Context) error { return h.setDrained(c, true
 func (h *Handlers) NodeUndrain(c echo.Context) error { return h.setDrained(c, false) }
 
 func (h *Handlers) setDrained(c echo.Context, drained bool) error {
+	out, err := h.drain(c, c.Param("name"), drained)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// drain sets a node's drained flag, audited, and signals the change.
+func (h *Handlers) drain(c echo.Context, name string, drained bool) (*models.Node, error) {
 	u := userOf(c)
-	name := c.Param("name")
 	var out *models.Node
 	err := h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
 		n, err := models.GetNodeByName(ctx, tx, name)
@@ -45,9 +53,9 @@ func (h *Handlers) setDrained(c echo.Context, drained bool) error {
 		return models.Notify(ctx, tx, models.ChannelNodes, fmt.Sprint(n.ID))
 	})
 	if err != nil {
-		return fmt.Errorf("handlers: drain node %s: %w", name, err)
+		return nil, fmt.Errorf("handlers: drain node %s: %w", name, err)
 	}
-	return c.JSON(http.StatusOK, out)
+	return out, nil
 }
 
 // IdleGPUs handles GET /api/v1/cluster/idle-gpus?after=30m: allocated GPUs

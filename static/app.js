@@ -42,3 +42,13 @@
     });
   });
 })();
+
+// Copy buttons: <button data-copy="#selector"> copies that element's text
+// (the API token shown once). Without script the text can be selected by hand.
+document.addEventListener("click", function (ev) {
+  var b = ev.target.closest && ev.target.closest("[data-copy]");
+  if (!b || !navigator.clipboard) return;
+  var el = document.querySelector(b.getAttribute("data-copy"));
+  if (!el) return;
+  navigator.clipboard.writeText(el.textContent.trim()).then(function () { b.textContent = "Copied"; });
+});

@@ -38,7 +38,7 @@ func TestLayoutSignedIn(t *testing.T) {
 			t.Errorf("layout lacks %s", want)
 		}
 	}
-	for _, bad := range []string{`href="/admin/river"`, `href="/login"`, `</script><b>`} {
+	for _, bad := range []string{`href="/admin/users"`, `href="/login"`, `</script><b>`} {
 		if strings.Contains(html, bad) {
 			t.Errorf("layout contains %s", bad)
 		}
@@ -47,7 +47,7 @@ func TestLayoutSignedIn(t *testing.T) {
 
 func TestLayoutAdminAndSignedOut(t *testing.T) {
 	admin := render(t, Layout(Page{Nav: "admin", User: &User{Email: "root@example.com", Role: "admin"}}, templ.NopComponent))
-	for _, want := range []string{`<a href="/admin/river" aria-current="page">Background jobs</a>`, `>root@example.com</span>`, `<title>GPUScheduler</title>`, `href="/static/app.css"`} {
+	for _, want := range []string{`<a href="/admin/users" aria-current="page">Admin</a>`, `>root@example.com</span>`, `<title>GPUScheduler</title>`, `href="/static/app.css"`} {
 		if !strings.Contains(admin, want) {
 			t.Errorf("admin layout lacks %s", want)
 		}
@@ -56,7 +56,7 @@ func TestLayoutAdminAndSignedOut(t *testing.T) {
 	if !strings.Contains(out, `href="/login">Sign in</a>`) {
 		t.Error("signed-out layout lacks the sign-in link")
 	}
-	for _, bad := range []string{`/auth/logout`, `href="/admin/river"`, `dev-badge`, `data-testid="flash"`, `aria-current`} {
+	for _, bad := range []string{`/auth/logout`, `href="/admin/users"`, `dev-badge`, `data-testid="flash"`, `aria-current`} {
 		if strings.Contains(out, bad) {
 			t.Errorf("signed-out layout contains %s", bad)
 		}

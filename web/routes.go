@@ -79,7 +79,7 @@ func (s *Server) routes(o Options) {
 	api.Any("/*", func(c echo.Context) error { return echo.ErrNotFound })
 
 	// Browser pages: session cookie, CSRF on every state change.
-	pages := e.Group("", s.session, middleware.CSRFWithConfig(middleware.CSRFConfig{
+	csrf := middleware.CSRFWithConfig(middleware.CSRFConfig{
 		TokenLookup:    "header:X-CSRF-Token,form:_csrf",
 		CookieName:     "gpusched_csrf",
 		CookiePath:     "/",
@@ -90,9 +90,15 @@ func (s *Server) routes(o Options) {
 			// The River UI cannot send our token; it is guarded by sameOrigin.
 			return len(c.Request().URL.Path) >= 12 && c.Request().URL.Path[:12] == "/admin/river"
 		},
-	}))
+	})
+	// Sign-in (SSO and dev), rate-limited per client address before anything
+	// else. Declared before pages so that pages' catch-all 404 wins.
+	signIn := e.Group("", signInLimit(o.SignInRate), s.session, csrf)
+	signIn.POST("/auth/dev", h.DevLogin)
+	signIn.GET("/auth/:provider", h.SSOBegin)
+	signIn.GET("/auth/:provider/callback", h.SSOCallback)
+	pages := e.Group("", s.session, csrf)
 	pages.GET("/login", h.LoginPage)
-	pages.POST("/auth/dev", h.DevLogin)
 	pages.POST("/auth/logout", h.Logout)
 
 	in := pages.Group("", signedIn)
@@ -102,6 +108,23 @@ func (s *Server) routes(o Options) {
 	in.GET("/fragments/queue", h.QueueFragment)
 	in.POST("/jobs/:id/cancel", h.JobCancelPage)
 	in.GET("/events", s.hub.Stream)
+	// API tokens and admin pages (sign-in branch).
+	in.GET("/settings/tokens", h.TokensPage)
+	in.POST("/settings/tokens", h.TokenCreatePage)
+	in.POST("/settings/tokens/:prefix/revoke", h.TokenRevokePage)
+	adm := in.Group("/admin", adminOnly)
+	adm.GET("", h.AdminHome)
+	adm.GET("/users", h.AdminUsers)
+	adm.POST("/users/:id", h.AdminUserUpdate)
+	adm.GET("/teams", h.AdminTeams)
+	adm.POST("/teams", h.AdminTeamCreate)
+	adm.POST("/teams/:id", h.AdminTeamUpdate)
+	adm.GET("/policies", h.AdminPolicies)
+	adm.POST("/policies", h.AdminPoliciesSave)
+	adm.GET("/nodes", h.AdminNodes)
+	adm.POST("/nodes/:name/drain", h.AdminNodeDrain)
+	adm.POST("/nodes/:name/undrain", h.AdminNodeUndrain)
+	adm.GET("/audit", h.AdminAudit)
 
 	if o.RiverUI != nil {
 		river := in.Group("/admin/river", adminOnly, sameOrigin)

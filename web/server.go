@@ -35,6 +35,8 @@ type Options struct {
 	Now      func() time.Time
 	// SecureCookies marks cookies Secure (an https base URL).
 	SecureCookies bool
+	// SignInRate limits the sign-in routes per client address (zero: DefaultSignInRate).
+	SignInRate RateLimit
 }
 
 // Server is the assembled HTTP server.

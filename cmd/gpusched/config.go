@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
+	"github.com/gpuscheduler/gpuscheduler/internal/signin"
 )
 
 // Config is everything `gpusched` reads from its flags and environment,
@@ -68,6 +69,11 @@ type Config struct {
 	// /v1/observe without a token (GPUSCHED_SCORING_TRUSTED_NETWORKS, CIDRs, comma-separated;
 	// default none: a personal token is always required).
 	ScoringTrusted []netip.Prefix
+	// Sign-in (see signin_config.go and the README's Sign-in section): the
+	// identity providers (GPUSCHED_OIDC_*, GPUSCHED_GITHUB_*, GPUSCHED_GOOGLE_*)
+	// and who may join (GPUSCHED_ALLOWED_EMAIL_DOMAINS, GPUSCHED_ALLOWED_EMAILS).
+	SignIn       []signin.ProviderConfig
+	SignInPolicy signin.Policy
 }
 
 // bindServeFlags declares the flags of `serve` whose values override the environment.
@@ -138,6 +144,8 @@ func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 		fail("GPUSCHED_DB_MAX_CONNS=%q must be a number ≥ 2", maxConns)
 	}
 	c.Scoring, c.ScoringTrusted = scoringConfig(getenv, fail)
+	c.SignIn, c.SignInPolicy = signInConfig(getenv, fail)
+	c.SignInPolicy.Admins = c.Admins
 	holdLimit := str("", "2", "GPUSCHED_HOLD_LIMIT")
 	if c.HoldLimit, err = strconv.Atoi(holdLimit); err != nil || c.HoldLimit < 1 {
 		fail("GPUSCHED_HOLD_LIMIT=%q must be a number ≥ 1", holdLimit)

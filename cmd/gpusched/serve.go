@@ -17,6 +17,7 @@ import (
 	"riverqueue.com/riverui"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/signin"
 	"github.com/gpuscheduler/gpuscheduler/jobs"
 	"github.com/gpuscheduler/gpuscheduler/migrations"
 	"github.com/gpuscheduler/gpuscheduler/models"
@@ -96,6 +97,11 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 		Notifier: &models.Notifier{Pool: db.Pool, Logger: logger, Window: 50 * time.Millisecond},
 		Config: handlers.Config{Version: version, Dev: cfg.Dev, DevLogin: devLogin, Admins: cfg.Admins, HeartbeatInterval: cfg.HeartbeatInterval,
 			HoldTTL: cfg.HoldTTL, HoldLimit: cfg.HoldLimit},
+	}
+	// Sign-in providers: discovery now, so a wrong issuer fails at start.
+	h.Config.SignInPolicy = cfg.SignInPolicy
+	if h.SignIn, err = signin.New(cfg.BaseURL, cfg.SignIn, nil); err != nil {
+		return err
 	}
 	if h.Scoring, err = handlers.NewScoring(cfg.Scoring, cfg.ScoringTrusted, db.DB, reg); err != nil {
 		return err

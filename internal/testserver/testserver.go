@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"riverqueue.com/riverui"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
 	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
@@ -36,11 +37,31 @@ type Server struct {
 	Deps   *jobs.Deps // the background work's dependencies, River client included
 	// Scoring is the scoring service; tests may set its Trusted networks before calling.
 	Scoring *handlers.Scoring
+	// Handlers are the server's handlers (read-only once it serves).
+	Handlers *handlers.Handlers
 }
 
 // New starts a server on a fresh database; everything stops when t ends.
-func New(t testing.TB) *Server {
+func New(t testing.TB) *Server { return NewWith(t, Options{}) }
+
+// Options adjust the server before it starts serving.
+type Options struct {
+	// Configure may change the handlers (sign-in providers, policy) once the
+	// server's URL is known and before the first request.
+	Configure func(url string, h *handlers.Handlers)
+	// SignInRate limits the sign-in routes; zero: practically unlimited, so
+	// tests may sign in many users quickly.
+	SignInRate web.RateLimit
+	// RiverUI mounts the River UI at /admin/river, as serve does.
+	RiverUI bool
+}
+
+// NewWith starts a server like New, with o.
+func NewWith(t testing.TB, o Options) *Server {
 	t.Helper()
+	if o.SignInRate.Every == 0 {
+		o.SignInRate = web.RateLimit{Every: time.Millisecond, Burst: 10000}
+	}
 	db := testdb.New(t)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
@@ -72,9 +93,21 @@ func New(t testing.TB) *Server {
 		t.Fatal(err)
 	}
 	h.Scoring.Enqueue = deps.EnqueueScoringObserve
-	srv := web.New(web.Options{Handlers: h, DB: db, Listener: listener, Sessions: sessions, Hub: web.NewHub(listener, logger, metrics),
-		Metrics: metrics, Gatherer: reg, Static: assets, Logger: logger, Now: now})
+	wo := web.Options{Handlers: h, DB: db, Listener: listener, Sessions: sessions, Hub: web.NewHub(listener, logger, metrics),
+		Metrics: metrics, Gatherer: reg, Static: assets, Logger: logger, Now: now, SignInRate: o.SignInRate}
 	ctx, cancel := context.WithCancel(context.Background())
+	if o.RiverUI {
+		// Mounted for admins as in serve.
+		riverUI, err := riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(riverClient, nil), Logger: logger, Prefix: "/admin/river"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := riverUI.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		wo.RiverUI = riverUI
+	}
+	srv := web.New(wo)
 	done := make(chan struct{}, 3)
 	go func() { listener.Run(ctx); done <- struct{}{} }()
 	go func() { srv.Run(ctx); done <- struct{}{} }()
@@ -83,7 +116,11 @@ func New(t testing.TB) *Server {
 	if err := riverClient.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv.Echo)
+	hs := httptest.NewUnstartedServer(srv.Echo)
+	if o.Configure != nil {
+		o.Configure("http://"+hs.Listener.Addr().String(), h)
+	}
+	hs.Start()
 	t.Cleanup(func() {
 		srv.CloseStreams()
 		hs.Close()
@@ -95,7 +132,7 @@ func New(t testing.TB) *Server {
 			<-done
 		}
 	})
-	return &Server{Server: hs, DB: db, Web: srv, Logger: logger, Deps: deps, Scoring: h.Scoring}
+	return &Server{Server: hs, DB: db, Web: srv, Logger: logger, Deps: deps, Scoring: h.Scoring, Handlers: h}
 }
 
 type testWriter struct{ t testing.TB }

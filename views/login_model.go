@@ -1,0 +1,30 @@
+package views
+
+import (
+	"net/url"
+
+	"github.com/a-h/templ"
+)
+
+// Login is the sign-in page: a button per identity provider, the dev form
+// when it is on, and why the last attempt was refused.
+type Login struct {
+	Providers []LoginProvider
+	Dev       *DevLogin // nil: no dev sign-in
+	Next      string
+	Error     string
+}
+
+// LoginProvider is one identity provider's button.
+type LoginProvider struct {
+	Name, Label string
+}
+
+// SignInURL is where the provider's button goes.
+func (l Login) SignInURL(p LoginProvider) templ.SafeURL {
+	u := "/auth/" + url.PathEscape(p.Name)
+	if l.Next != "" && l.Next != "/" {
+		u += "?next=" + url.QueryEscape(l.Next)
+	}
+	return templ.SafeURL(u)
+}

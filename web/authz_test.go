@@ -1,0 +1,363 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+	"github.com/gpuscheduler/gpuscheduler/internal/testserver"
+	"github.com/gpuscheduler/gpuscheduler/models"
+	"github.com/gpuscheduler/gpuscheduler/web"
+)
+
+// The four callers every route is tried as.
+const (
+	anonymous = iota
+	member    // owns the jobs, holds and tokens the rows act on
+	other     // another member
+	admin
+)
+
+// authzFixture holds the callers' credentials and makes fresh objects
+// owned by member, so that each request acts on its own.
+type authzFixture struct {
+	t        *testing.T
+	s        *testserver.Server
+	tokens   [4]string // personal API tokens
+	sessions [4]string // session cookies
+	ids      [4]int64  // user ids
+	seq      atomic.Int64
+}
+
+// authzRow is what one route answers each caller: anonymous, member, other
+// member, admin. req makes the concrete path and body (nil: the route path).
+type authzRow struct {
+	req  func(f *authzFixture) (path, body string)
+	want [4]int
+}
+
+// path returns a req that sends p with body.
+func path(p, body string) func(*authzFixture) (string, string) {
+	return func(*authzFixture) (string, string) { return p, body }
+}
+
+// authzRows covers every route of the server, keyed by "METHOD PATH"
+// ("ANY PATH" covers every method of a catch-all).
+func authzRows() map[string]authzRow {
+	all := func(st int) [4]int { return [4]int{st, st, st, st} }
+	user := func(st int) [4]int { return [4]int{401, st, st, st} } // API: any user
+	page := func(st int) [4]int { return [4]int{303, st, st, st} } // page GET: any user
+	post := func(st int) [4]int { return [4]int{401, st, st, st} } // page POST: any user
+	adminAPI := func(st int) [4]int { return [4]int{401, 403, 403, st} }
+	adminPage := func(st int) [4]int { return [4]int{303, 403, 403, st} }
+	adminPost := func(st int) [4]int { return [4]int{401, 403, 403, st} }
+	own := func(ok, notFound int) [4]int { return [4]int{401, ok, notFound, ok} } // member's own object; admins may too
+	node := [4]int{401, 403, 403, 403}                                            // node tokens only
+	preset := scheduler.PresetNames()[0]
+	return map[string]authzRow{
+		// Probes, assets, the API description: open.
+		"GET /healthz":             {want: all(200)},
+		"GET /readyz":              {want: all(200)},
+		"GET /metrics":             {want: all(200)},
+		"GET /favicon.ico":         {want: all(301)},
+		"GET /static/*":            {req: asset, want: all(200)},
+		"HEAD /static/*":           {req: asset, want: all(200)},
+		"GET /api/v1/openapi.json": {want: all(200)},
+		"ANY /api/v1/*":            {req: path("/api/v1/no-such-route", ""), want: all(404)},
+
+		// The JSON API for people: a personal token.
+		"GET /api/v1/me":                           {want: user(200)},
+		"GET /api/v1/cluster/gpu-status":           {want: user(200)},
+		"GET /api/v1/cluster/idle-gpus":            {want: user(200)},
+		"POST /api/v1/cluster/gpu-allocate":        {req: path("", `{"gpu_count":1,"timeout_s":0}`), want: user(202)},
+		"POST /api/v1/cluster/gpu-release":         {req: (*authzFixture).release, want: own(200, 404)},
+		"GET /api/v1/queue":                        {want: user(200)},
+		"POST /api/v1/queue/submit":                {req: path("", `{"gpu_count":1,"executor":"lease","name":"authz"}`), want: user(201)},
+		"GET /api/v1/queue/statistics":             {want: user(200)},
+		"DELETE /api/v1/queue/:id":                 {req: jobPath("/api/v1/queue/%d", ""), want: own(200, 404)},
+		"PATCH /api/v1/queue/:id/priority":         {req: jobPath("/api/v1/queue/%d/priority", `{"priority":"high"}`), want: own(200, 404)},
+		"GET /api/v1/jobs/:id":                     {req: jobPath("/api/v1/jobs/%d", ""), want: own(200, 404)},
+		"GET /api/v1/jobs/:id/logs":                {req: jobPath("/api/v1/jobs/%d/logs", ""), want: own(200, 404)},
+		"GET /api/v1/holds":                        {want: user(200)},
+		"POST /api/v1/holds":                       {req: path("", `{"gpu_count":1}`), want: user(202)},
+		"DELETE /api/v1/holds/:id":                 {req: (*authzFixture).hold, want: own(200, 404)},
+		"POST /api/gpuscheduler/v1/allocate":       {req: path("", `{"gpu_count":1}`), want: user(202)},
+		"GET /api/v1/orchestrator/status":          {want: user(200)},
+		"GET /api/v1/orchestrator/policies":        {want: user(200)},
+		"POST /api/v1/scoring/score":               {req: path("", `{}`), want: user(400)},
+		"POST /api/v1/scoring/observe":             {req: path("", `{}`), want: user(400)},
+		"GET /api/v1/scoring/healthz":              {want: user(200)},
+		"GET /api/v1/scoring/metrics":              {want: user(200)},
+		"POST /v1/score":                           {req: path("", `{}`), want: user(400)},
+		"POST /v1/observe":                         {req: path("", `{}`), want: user(400)},
+		"POST /api/v1/orchestrator/start":          {want: adminAPI(200)},
+		"POST /api/v1/orchestrator/stop":           {req: path("/api/v1/orchestrator/stop", ""), want: adminAPI(200)},
+		"PUT /api/v1/orchestrator/policies":        {req: path("", `{"preset":"`+preset+`"}`), want: adminAPI(200)},
+		"POST /api/v1/cluster/nodes/:name/drain":   {req: path("/api/v1/cluster/nodes/gpu-a/drain", ""), want: adminAPI(200)},
+		"POST /api/v1/cluster/nodes/:name/undrain": {req: path("/api/v1/cluster/nodes/gpu-a/undrain", ""), want: adminAPI(200)},
+		"GET /api/v1/holds/stats":                  {want: adminAPI(200)},
+
+		// The JSON API for node agents: personal tokens are refused.
+		"POST /api/v1/nodes/register":                 {req: path("", `{}`), want: node},
+		"POST /api/v1/nodes/:id/heartbeat":            {req: path("/api/v1/nodes/1/heartbeat", `{}`), want: node},
+		"GET /api/v1/nodes/:id/commands":              {req: path("/api/v1/nodes/1/commands", ""), want: node},
+		"POST /api/v1/nodes/:id/commands/:cmd/result": {req: path("/api/v1/nodes/1/commands/1/result", `{}`), want: node},
+		"POST /api/v1/nodes/:id/commands/:cmd/exit":   {req: path("/api/v1/nodes/1/commands/1/exit", `{}`), want: node},
+		"POST /api/v1/nodes/:id/commands/:cmd/logs":   {req: path("/api/v1/nodes/1/commands/1/logs", `{}`), want: node},
+		"POST /api/v1/nodes/:id/leases":               {req: path("/api/v1/nodes/1/leases", `{}`), want: node},
+		"GET /api/v1/nodes/:id/leases/:job":           {req: path("/api/v1/nodes/1/leases/1", ""), want: node},
+		"DELETE /api/v1/nodes/:id/leases/:job":        {req: path("/api/v1/nodes/1/leases/1", ""), want: node},
+
+		// Sign-in.
+		"GET /login":                   {want: [4]int{200, 303, 303, 303}},
+		"POST /auth/logout":            {want: all(303)},
+		"POST /auth/dev":               {req: path("", "email=newcomer%40example.com"), want: all(303)},
+		"GET /auth/:provider":          {req: path("/auth/oidc", ""), want: all(302)},
+		"GET /auth/:provider/callback": {req: path("/auth/oidc/callback?code=x&state=y", ""), want: all(400)},
+
+		// Pages for everyone signed in.
+		"GET /":                                {want: page(200)},
+		"GET /fragments/cluster":               {want: page(200)},
+		"GET /queue":                           {want: page(200)},
+		"GET /fragments/queue":                 {want: page(200)},
+		"GET /events":                          {want: page(200)},
+		"POST /jobs/:id/cancel":                {req: jobPath("/jobs/%d/cancel", ""), want: [4]int{401, 303, 404, 303}},
+		"GET /settings/tokens":                 {want: page(200)},
+		"POST /settings/tokens":                {req: path("", "name=laptop"), want: post(201)},
+		"POST /settings/tokens/:prefix/revoke": {req: (*authzFixture).revoke, want: [4]int{401, 303, 404, 404}},
+
+		// Admin pages.
+		"GET /admin":                      {want: [4]int{303, 403, 403, 303}},
+		"GET /admin/users":                {want: adminPage(200)},
+		"POST /admin/users/:id":           {req: (*authzFixture).userUpdate, want: adminPost(303)},
+		"GET /admin/teams":                {want: adminPage(200)},
+		"POST /admin/teams":               {req: (*authzFixture).teamCreate, want: adminPost(303)},
+		"POST /admin/teams/:id":           {req: (*authzFixture).teamUpdate, want: adminPost(303)},
+		"GET /admin/policies":             {want: adminPage(200)},
+		"POST /admin/policies":            {req: path("", "action=preview&preset="+preset), want: adminPost(200)},
+		"GET /admin/nodes":                {want: adminPage(200)},
+		"POST /admin/nodes/:name/drain":   {req: path("/admin/nodes/gpu-a/drain", ""), want: adminPost(303)},
+		"POST /admin/nodes/:name/undrain": {req: path("/admin/nodes/gpu-a/undrain", ""), want: adminPost(303)},
+		"GET /admin/audit":                {want: adminPage(200)},
+		"ANY /admin/river":                {want: adminPage(301)}, // to /admin/river/
+		"ANY /admin/river/*":              {req: path("/admin/river/", ""), want: adminPage(200)},
+	}
+}
+
+// Every route of the server, as anonymous, member, another member and
+// admin. A route without a row fails, so new routes must say who may call them.
+func TestAuthorizationOfEveryRoute(t *testing.T) {
+	t.Parallel()
+	s, _ := startSSOWith(t, testserver.Options{RiverUI: true}, func(h *handlers.Handlers) { h.Config.HoldLimit = 1000 })
+	f := newAuthzFixture(t, s)
+	rows := authzRows()
+	seen := map[string]bool{}
+	var keys []string
+	for _, r := range s.Web.Echo.Routes() {
+		if r.Method == echoRouteNotFound {
+			continue
+		}
+		key := r.Method + " " + r.Path
+		if _, ok := rows[key]; !ok {
+			key = "ANY " + r.Path
+		}
+		if _, ok := rows[key]; !ok {
+			t.Errorf("route %s %s has no row in authzRows: say who may call it", r.Method, r.Path)
+			continue
+		}
+		method := r.Method
+		if strings.HasPrefix(key, "ANY ") {
+			if seen[key] {
+				continue
+			}
+			method = http.MethodGet
+		}
+		seen[key] = true
+		keys = append(keys, method+" "+key)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		method, key, _ := strings.Cut(k, " ")
+		row := rows[key]
+		_, routePath, _ := strings.Cut(key, " ")
+		t.Run(key, func(t *testing.T) {
+			f.t = t
+			var got [4]int
+			for who := range 4 {
+				p, body := routePath, ""
+				if row.req != nil {
+					p, body = row.req(f)
+					if p == "" {
+						p = routePath
+					}
+				}
+				got[who] = f.do(who, method, p, body)
+			}
+			if diff := cmp.Diff(row.want, got); diff != "" {
+				t.Errorf("statuses as [anonymous member other admin] (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// echoRouteNotFound is the method echo lists its catch-all 404 routes under.
+const echoRouteNotFound = "echo_route_not_found"
+
+func newAuthzFixture(t *testing.T, s *testserver.Server) *authzFixture {
+	t.Helper()
+	registerGPUs(t, s, "gpu-a", 64)
+	f := &authzFixture{t: t, s: s}
+	for who, email := range map[int]string{member: "member@example.com", other: "other@example.com", admin: "admin@example.com"} {
+		c := s.Login(t, email)
+		for _, ck := range c.Jar.Cookies(mustURL(t, s.URL)) {
+			if ck.Name == web.SessionCookie {
+				f.sessions[who] = ck.Value
+			}
+		}
+		u, err := models.GetUserByEmail(context.Background(), s.DB.Bun, email)
+		if err != nil {
+			t.Fatal(err)
+		}
+		role := models.RoleMember
+		if who == admin {
+			role = models.RoleAdmin
+		}
+		if err := models.SetUserRole(context.Background(), s.DB.Bun, u.ID, role); err != nil {
+			t.Fatal(err)
+		}
+		f.ids[who] = u.ID
+		if f.tokens[who], _, err = models.CreateUserToken(context.Background(), s.DB.Bun, u.ID, "authz", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+// do sends one request as who and returns the status. API paths carry the
+// caller's token; pages carry the session cookie and a CSRF token, so that
+// what is tested is who may call, not the CSRF check.
+func (f *authzFixture) do(who int, method, p, body string) int {
+	f.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, f.s.URL+p, strings.NewReader(body))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/v1/") {
+		req.Header.Set("Content-Type", "application/json")
+		if who != anonymous {
+			req.Header.Set("Authorization", "Bearer "+f.tokens[who])
+		}
+	} else {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-CSRF-Token", "authz-csrf-token")
+		req.AddCookie(&http.Cookie{Name: "gpusched_csrf", Value: "authz-csrf-token"})
+		if who != anonymous {
+			req.AddCookie(&http.Cookie{Name: web.SessionCookie, Value: f.sessions[who]})
+		}
+	}
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Do(req)
+	if err != nil {
+		f.t.Fatalf("%s %s: %v", method, p, err)
+	}
+	defer resp.Body.Close()
+	if resp.Header.Get("Content-Type") != "text/event-stream" {
+		_, _ = io.Copy(io.Discard, resp.Body)
+	}
+	return resp.StatusCode
+}
+
+// api calls the JSON API as member and decodes the answer's id.
+func (f *authzFixture) api(method, p, body string, want int) int64 {
+	f.t.Helper()
+	st, b := f.s.Do(f.t, method, p, f.tokens[member], body)
+	if st != want {
+		f.t.Fatalf("%s %s: %d %s", method, p, st, b)
+	}
+	var out struct {
+		ID int64 `json:"id"`
+	}
+	mustJSON(f.t, b, &out)
+	return out.ID
+}
+
+// jobPath makes a fresh pending job of member's for each request.
+func jobPath(format, body string) func(*authzFixture) (string, string) {
+	return func(f *authzFixture) (string, string) {
+		id := f.api("POST", "/api/v1/queue/submit", `{"gpu_count":1,"executor":"lease","name":"authz"}`, 201)
+		return fmt.Sprintf(format, id), body
+	}
+}
+
+// asset is a real hashed static path.
+func asset(f *authzFixture) (string, string) { return f.s.Handlers.Asset("app.css"), "" }
+
+// release makes a fresh allocation of member's and releases it.
+func (f *authzFixture) release() (string, string) {
+	id := f.api("POST", "/api/v1/cluster/gpu-allocate", `{"gpu_count":1,"timeout_s":0}`, 202)
+	return "", fmt.Sprintf(`{"job_id":%d}`, id)
+}
+
+// hold makes a fresh hold of member's to cancel.
+func (f *authzFixture) hold() (string, string) {
+	return fmt.Sprintf("/api/v1/holds/%d", f.api("POST", "/api/v1/holds", `{"gpu_count":1}`, 202)), ""
+}
+
+// revoke makes a fresh token of member's to revoke.
+func (f *authzFixture) revoke() (string, string) {
+	_, tok, err := models.CreateUserToken(context.Background(), f.s.DB.Bun, f.ids[member], "to-revoke", nil)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return "/settings/tokens/" + tok.Prefix + "/revoke", ""
+}
+
+// userUpdate changes the other member's team to none (a no-op change).
+func (f *authzFixture) userUpdate() (string, string) {
+	return fmt.Sprintf("/admin/users/%d", f.ids[other]), "role=member&team_id="
+}
+
+// teamCreate creates a team with a fresh name.
+func (f *authzFixture) teamCreate() (string, string) {
+	return "", fmt.Sprintf("name=team-%d&weight=1", f.seq.Add(1))
+}
+
+// teamUpdate changes a fresh team's weight.
+func (f *authzFixture) teamUpdate() (string, string) {
+	t, err := models.CreateTeam(context.Background(), f.s.DB.Bun, fmt.Sprintf("upd-%d", f.seq.Add(1)), 1, nil)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return fmt.Sprintf("/admin/teams/%d", t.ID), "weight=2&gpu_cap=4"
+}
+
+// registerGPUs registers node name with n GPUs through the node API.
+func registerGPUs(t testing.TB, s *testserver.Server, name string, n int) {
+	t.Helper()
+	tok, _ := s.NodeToken(t, name)
+	if st, b := s.Do(t, "POST", "/api/v1/nodes/register", tok, registerBodyFor(name, n)); st != http.StatusOK {
+		t.Fatalf("register %s: %d %s", name, st, b)
+	}
+}
+
+func mustURL(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
