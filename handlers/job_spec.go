@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/ray"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -65,6 +66,11 @@ func (s *JobSpec) toJob(u *models.User, cp models.Capacity, can func(executor st
 	for k, v := range j.Env {
 		if !envName.MatchString(k) || len(v) > 32<<10 {
 			return nil, invalid("env", "%q is not a variable name (letters, digits, _) or its value is over 32 KiB", k)
+		}
+	}
+	if v, ok := j.Env[ray.RuntimeEnvVar]; ok && j.Executor == models.ExecutorRay {
+		if _, err := ray.ParseRuntimeEnv(v); err != nil {
+			return nil, invalid("env", "%s", err)
 		}
 	}
 	if s.Preemptible != nil {
