@@ -144,3 +144,6 @@ func lockJob(ctx context.Context, tx *models.Tx, id int64) (*models.Job, error) 
 	}
 	return j, nil
 }
+
+// Client is the Ray Jobs API client this executor uses.
+func (e *RayExecutor) Client() *ray.Client { return e.cfg.Client }

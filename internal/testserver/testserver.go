@@ -41,6 +41,13 @@ type Server struct {
 // New starts a server on a fresh database; everything stops when t ends.
 func New(t testing.TB) *Server {
 	t.Helper()
+	return newServer(t, nil)
+}
+
+// newServer is New with setup run on the background work's dependencies
+// before anything starts (to register more executors).
+func newServer(t testing.TB, setup func(*jobs.Deps)) *Server {
+	t.Helper()
 	db := testdb.New(t)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
@@ -64,6 +71,9 @@ func New(t testing.TB) *Server {
 		t.Fatal(err)
 	}
 	deps.Executors[models.ExecutorNode] = jobs.NewNodeExecutor(deps)
+	if setup != nil {
+		setup(deps)
+	}
 	h := &handlers.Handlers{DB: db, Logger: logger, Now: now, Sessions: sessions, Asset: assets.Path,
 		Migrations: migrations.New(db.Pool, logger), Listener: listener, CanRun: deps.Executors.Has, Stop: deps.Stop,
 		Notifier: &models.Notifier{Pool: db.Pool, Logger: logger, Window: 50 * time.Millisecond},
