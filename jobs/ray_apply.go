@@ -21,13 +21,9 @@ import (
 // An end releases the GPUs. SUCCEEDED or FAILED win over a stop that came
 // too late to matter. A stop Ray has not confirmed within StopTimeout ends
 // the job anyway and the run is stopped again at the next sync.
-func (e *RayExecutor) applyRayStatus(ctx context.Context, runID int64, d ray.JobDetails) error {
+func (e *RayExecutor) applyRayStatus(ctx context.Context, run *models.RayRun, d ray.JobDetails) error {
 	return e.deps.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		r := new(models.RayRun)
-		if err := tx.NewSelect().Model(r).Where("id = ?", runID).Scan(ctx); err != nil {
-			return fmt.Errorf("jobs: ray run %d: %w", runID, err)
-		}
-		j, err := lockJob(ctx, tx, r.JobID)
+		j, r, err := lockRun(ctx, tx, run)
 		if err != nil {
 			return err
 		}
@@ -85,11 +81,14 @@ func rayEnd(r *models.RayRun, d ray.JobDetails) (string, string) {
 // lose gives up run r: its job is lost (requeued while its retries last,
 // else failed) and its GPUs released; the run is stopped on Ray when it
 // answers again, so it never runs twice.
-func (e *RayExecutor) lose(ctx context.Context, r *models.RayRun, why string) error {
+func (e *RayExecutor) lose(ctx context.Context, run *models.RayRun, why string) error {
 	return e.deps.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		j, err := lockJob(ctx, tx, r.JobID)
+		j, r, err := lockRun(ctx, tx, run)
 		if err != nil {
 			return err
+		}
+		if r.State != run.State || (r.StopRequestedAt != nil) != (run.StopRequestedAt != nil) {
+			return nil // it moved meanwhile; the next sync sees it as it is
 		}
 		now := e.deps.Now()
 		r.State, r.Message = models.RayRunLost, why
@@ -101,10 +100,10 @@ func (e *RayExecutor) lose(ctx context.Context, r *models.RayRun, why string) er
 }
 
 // endUnconfirmed ends a stopped job whose stop Ray did not confirm in time.
-func (e *RayExecutor) endUnconfirmed(ctx context.Context, r *models.RayRun) error {
+func (e *RayExecutor) endUnconfirmed(ctx context.Context, run *models.RayRun) error {
 	return e.deps.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		j, err := lockJob(ctx, tx, r.JobID)
-		if err != nil {
+		j, r, err := lockRun(ctx, tx, run)
+		if err != nil || r.StopRequestedAt == nil || r.State != models.RayRunSubmitted {
 			return err
 		}
 		return e.endUnconfirmedTx(ctx, tx, j, r)
@@ -119,4 +118,18 @@ func (e *RayExecutor) endUnconfirmedTx(ctx context.Context, tx *models.Tx, j *mo
 		return err
 	}
 	return finishNodeJob(ctx, tx, j, r.StopState, reason, nil, now)
+}
+
+// lockRun locks run's job, then reads the run afresh: every writer of a
+// run holds its job's lock, so what is read is current until the commit.
+func lockRun(ctx context.Context, tx *models.Tx, run *models.RayRun) (*models.Job, *models.RayRun, error) {
+	j, err := lockJob(ctx, tx, run.JobID)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := new(models.RayRun)
+	if err := tx.NewSelect().Model(r).Where("id = ?", run.ID).Scan(ctx); err != nil {
+		return nil, nil, fmt.Errorf("jobs: ray run %d: %w", run.ID, err)
+	}
+	return j, r, nil
 }

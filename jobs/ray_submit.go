@@ -98,13 +98,13 @@ func (e *RayExecutor) refused(ctx context.Context, jobID int64, run *models.RayR
 		msg = fmt.Sprintf("Ray refused the job (%d): %s", re.Status, re.Message())
 	}
 	return e.deps.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		j, err := lockJob(ctx, tx, jobID)
+		j, r, err := lockRun(ctx, tx, run)
 		if err != nil {
 			return err
 		}
 		now := e.deps.Now()
-		run.State, run.Message = models.RayRunDone, msg
-		if err := models.UpdateRayRun(ctx, tx, run, now); err != nil {
+		r.State, r.Message = models.RayRunDone, msg
+		if err := models.UpdateRayRun(ctx, tx, r, now); err != nil {
 			return err
 		}
 		return failJob(ctx, tx, j, msg, now)

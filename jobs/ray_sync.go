@@ -104,8 +104,14 @@ func (e *RayExecutor) follow(ctx context.Context, r *models.RayRun) error {
 		if _, err := e.cfg.Client.Stop(ctx, r.SubmissionID); err != nil && !ray.IsNotFound(err) {
 			return fmt.Errorf("jobs: stop lost ray run %s: %w", r.SubmissionID, err)
 		}
-		r.StopRequestedAt = &now
-		return models.UpdateRayRun(ctx, e.deps.DB.Bun, r, now)
+		return e.deps.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+			_, fresh, err := lockRun(ctx, tx, r)
+			if err != nil || fresh.State != models.RayRunLost {
+				return err
+			}
+			fresh.StopRequestedAt = &now
+			return models.UpdateRayRun(ctx, tx, fresh, now)
+		})
 	}
 	d, err := e.cfg.Client.Get(ctx, r.SubmissionID)
 	if ray.IsNotFound(err) {
@@ -131,5 +137,5 @@ func (e *RayExecutor) follow(ctx context.Context, r *models.RayRun) error {
 			}
 		}
 	}
-	return e.applyRayStatus(ctx, r.ID, d)
+	return e.applyRayStatus(ctx, r, d)
 }
