@@ -46,7 +46,7 @@ func rayConfig(str func(flag, def string, vars ...string) string, dur func(strin
 		}
 	}
 	if rc.AuthHeader != "" {
-		if name, _, ok := strings.Cut(rc.AuthHeader, ":"); !ok || strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \\t") {
+		if name, _, ok := strings.Cut(rc.AuthHeader, ":"); !ok || strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t") {
 			fail("GPUSCHED_RAY_AUTH_HEADER must read \"Name: value\", e.g. \"Authorization: Bearer …\"")
 		}
 	}
