@@ -131,7 +131,10 @@ func TestClientErrors(t *testing.T) {
 		"unavailable": {setup: func(s *raytest.Server) { s.FailNext(503) },
 			call: func(ctx context.Context, c *ray.Client) error { _, err := c.Version(ctx); return err }, message: "Service Unavailable"},
 		"bad request": {setup: func(s *raytest.Server) { s.FailNext(400) },
-			call:      func(ctx context.Context, c *ray.Client) error { _, err := c.Submit(ctx, ray.SubmitRequest{Entrypoint: "x"}); return err },
+			call: func(ctx context.Context, c *ray.Client) error {
+				_, err := c.Submit(ctx, ray.SubmitRequest{Entrypoint: "x"})
+				return err
+			},
 			permanent: true, message: "Bad Request"},
 		"head down": {setup: func(s *raytest.Server) { s.SetDown(true) },
 			call: func(ctx context.Context, c *ray.Client) error { _, err := c.Version(ctx); return err }},
