@@ -49,7 +49,7 @@ func (s *JobSpec) toJob(u *models.User, cp models.Capacity, can func(executor st
 	case j.Executor != models.ExecutorLease && j.Executor != models.ExecutorNode && j.Executor != models.ExecutorRay:
 		return nil, invalid("executor", "must be lease, node or ray, not %q", j.Executor)
 	case j.Executor == models.ExecutorRay && !can(j.Executor):
-		return nil, invalid("executor", "this server has no Ray cluster (its admin sets GPUSCHED_RAY_ADDRESS); use executor \"node\" or \"lease\"")
+		return nil, invalid("executor", "this server cannot run ray jobs: it has no Ray cluster (its admin sets GPUSCHED_RAY_ADDRESS); use executor \"node\" or \"lease\"")
 	case !can(j.Executor):
 		return nil, invalid("executor", "this server cannot run %s jobs yet; use executor \"lease\" (you run the process on the GPUs you get)", j.Executor)
 	case j.Executor != models.ExecutorLease && strings.TrimSpace(j.Command) == "":

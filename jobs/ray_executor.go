@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -28,6 +29,10 @@ type RayConfig struct {
 	StopTimeout time.Duration
 	// RetryBase and RetryMax bound ray_dispatch's backoff (default 1s, 1m).
 	RetryBase, RetryMax time.Duration
+	// LogsEvery is how often a running job's output is copied from Ray
+	// (default 10s; Ray answers the whole output each time). A job's final
+	// output is always copied when it ends.
+	LogsEvery time.Duration
 }
 
 // RayExecutor runs jobs on a Ray cluster through its Jobs REST API:
@@ -37,6 +42,9 @@ type RayConfig struct {
 type RayExecutor struct {
 	deps *Deps
 	cfg  RayConfig
+
+	mu     sync.Mutex
+	logsAt map[int64]time.Time // run id → when its output was last copied, while it runs
 }
 
 // NewRayExecutor returns the Ray executor of d (whose River client must
@@ -57,12 +65,15 @@ func NewRayExecutor(d *Deps, cfg RayConfig) *RayExecutor {
 	if cfg.RetryMax <= 0 {
 		cfg.RetryMax = time.Minute
 	}
+	if cfg.LogsEvery <= 0 {
+		cfg.LogsEvery = 10 * time.Second
+	}
 	if d.River != nil {
 		d.River.PeriodicJobs().Add(river.NewPeriodicJob(river.PeriodicInterval(cfg.SyncEvery),
 			func() (river.JobArgs, *river.InsertOpts) { return RaySyncArgs{}, nil },
 			&river.PeriodicJobOpts{ID: "ray_sync", RunOnStart: true}))
 	}
-	return &RayExecutor{deps: d, cfg: cfg}
+	return &RayExecutor{deps: d, cfg: cfg, logsAt: map[int64]time.Time{}}
 }
 
 // Name implements Executor.
@@ -147,3 +158,20 @@ func lockJob(ctx context.Context, tx *models.Tx, id int64) (*models.Job, error) 
 
 // Client is the Ray Jobs API client this executor uses.
 func (e *RayExecutor) Client() *ray.Client { return e.cfg.Client }
+
+// logsDue reports whether run id's output should be copied now: always at
+// its end (final, and then forgotten), else once per LogsEvery.
+func (e *RayExecutor) logsDue(id int64, final bool) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if final {
+		delete(e.logsAt, id)
+		return true
+	}
+	now := e.deps.Now()
+	if last, ok := e.logsAt[id]; ok && now.Sub(last) < e.cfg.LogsEvery {
+		return false
+	}
+	e.logsAt[id] = now
+	return true
+}

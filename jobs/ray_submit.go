@@ -10,9 +10,6 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
-// errRayPermanent marks a submission Ray refused for good.
-var errRayPermanent = errors.New("ray refused the job")
-
 // submit hands a scheduled job to Ray once. It is idempotent by job: the
 // run (and so Ray's submission_id) is the same across retries, and Ray's
 // "already exists" answer to a retry means the first attempt got through.

@@ -126,7 +126,7 @@ func (e *RayExecutor) follow(ctx context.Context, r *models.RayRun) error {
 	if err != nil {
 		return fmt.Errorf("jobs: ray status of %s: %w", r.SubmissionID, err)
 	}
-	if d.Status == ray.StatusRunning || ray.IsTerminal(d.Status) {
+	if (d.Status == ray.StatusRunning || ray.IsTerminal(d.Status)) && e.logsDue(r.ID, ray.IsTerminal(d.Status)) {
 		logs, err := e.cfg.Client.Logs(ctx, r.SubmissionID)
 		if err != nil && !ray.IsNotFound(err) {
 			return fmt.Errorf("jobs: ray logs of %s: %w", r.SubmissionID, err)

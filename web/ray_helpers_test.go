@@ -61,7 +61,8 @@ func newRayEnv(t *testing.T, tune func(*jobs.RayConfig)) *rayEnv {
 		t.Fatal(err)
 	}
 	cfg := jobs.RayConfig{Client: client, Nodes: map[string]string{"gpu-a": "10.0.0.5"},
-		SyncEvery: time.Hour, LostAfter: time.Hour, StopTimeout: time.Hour, RetryBase: 5 * time.Millisecond, RetryMax: 20 * time.Millisecond}
+		SyncEvery: time.Hour, LostAfter: time.Hour, StopTimeout: time.Hour, RetryBase: 5 * time.Millisecond, RetryMax: 20 * time.Millisecond,
+		LogsEvery: time.Nanosecond}
 	if tune != nil {
 		tune(&cfg)
 	}

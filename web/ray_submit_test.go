@@ -27,7 +27,7 @@ func TestRaySubmitValidation(t *testing.T) {
 			msg:  `env: RAY_RUNTIME_ENV: "gpus" is not a runtime_env field GPUScheduler passes on (one of working_dir, pip, conda, uv, container, image_uri, py_modules, py_executable, config, excludes)`},
 		"no ray cluster": {s: without, token: withoutTok,
 			body: `{"command": "python t.py", "gpu_count": 1, "executor": "ray"}`,
-			msg:  `executor: this server has no Ray cluster (its admin sets GPUSCHED_RAY_ADDRESS); use executor "node" or "lease"`},
+			msg:  `executor: this server cannot run ray jobs: it has no Ray cluster (its admin sets GPUSCHED_RAY_ADDRESS); use executor "node" or "lease"`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -56,7 +56,7 @@ func newSubmitCmd() *cobra.Command {
 				}
 				req.Env[ray.RuntimeEnvVar] = runtimeEnv
 			}
-			if req.Workdir == "" && req.Executor != "lease" {
+			if req.Workdir == "" && req.Executor != "lease" && req.Executor != "ray" { // Ray takes runtime_env's working_dir
 				req.Workdir, _ = os.Getwd()
 			}
 			// One key per invocation: a retry inside the client cannot queue twice.
