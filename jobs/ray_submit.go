@@ -27,7 +27,8 @@ func (e *RayExecutor) submit(ctx context.Context, jobID int64) error {
 		if run, err = models.OpenRayRun(ctx, tx, j.ID, func(a int) string { return ray.SubmissionID(j.ID, a) }, now); err != nil {
 			return err
 		}
-		p, err := e.placement(ctx, tx, j, run.SubmissionID)
+		token := fmt.Sprintf("%d@%d", run.ID, run.CreatedAt.UnixNano())
+		p, err := e.placement(ctx, tx, j, run.SubmissionID, token)
 		if err == nil {
 			req, err = p.Request()
 		}
@@ -46,8 +47,10 @@ func (e *RayExecutor) submit(ctx context.Context, jobID int64) error {
 	}
 	_, err = e.cfg.Client.Submit(ctx, req)
 	switch {
-	case err == nil, ray.IsAlreadyExists(err):
+	case err == nil:
 		return e.accepted(ctx, jobID, run)
+	case ray.IsAlreadyExists(err):
+		return e.alreadyThere(ctx, jobID, run, req)
 	case ray.IsPermanent(err):
 		return e.refused(ctx, jobID, run, err)
 	}
@@ -87,6 +90,32 @@ func (e *RayExecutor) accepted(ctx context.Context, jobID int64, run *models.Ray
 	return nil
 }
 
+// alreadyThere handles Ray's "submission_id already exists": our own
+// earlier attempt got through (its metadata carries this run's token), or
+// the id belongs to a hand-over Ray remembers from before our database
+// (then this run is closed and the retry opens the next attempt, a new id).
+func (e *RayExecutor) alreadyThere(ctx context.Context, jobID int64, run *models.RayRun, req ray.SubmitRequest) error {
+	d, err := e.cfg.Client.Get(ctx, run.SubmissionID)
+	if err != nil {
+		return fmt.Errorf("jobs: look up existing ray submission %s: %w", run.SubmissionID, err)
+	}
+	if d.Metadata["gpusched_run"] == req.Metadata["gpusched_run"] {
+		return e.accepted(ctx, jobID, run)
+	}
+	err = e.deps.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+		_, r, err := lockRun(ctx, tx, run)
+		if err != nil || r.State != models.RayRunSubmitting {
+			return err
+		}
+		r.State, r.Message = models.RayRunDone, "the submission id is taken on Ray by an older hand-over"
+		return models.UpdateRayRun(ctx, tx, r, e.deps.Now())
+	})
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("jobs: submission id %s of job %d is taken on Ray; the retry uses the next one", run.SubmissionID, jobID)
+}
+
 // refused fails the job with Ray's message and releases its GPUs.
 func (e *RayExecutor) refused(ctx context.Context, jobID int64, run *models.RayRun, rayErr error) error {
 	msg := rayErr.Error()
@@ -114,9 +143,9 @@ func failJob(ctx context.Context, tx *models.Tx, j *models.Job, why string, now 
 }
 
 // placement gathers what the submission of j needs: its GPUs by node, the
-// Ray node the first one maps to, its owner.
-func (e *RayExecutor) placement(ctx context.Context, tx *models.Tx, j *models.Job, sid string) (ray.Placement, error) {
-	p := ray.Placement{JobID: j.ID, SubmissionID: sid, Name: j.Name, Entrypoint: j.Command, Env: j.Env}
+// Ray node the first one maps to, its owner; token marks this run.
+func (e *RayExecutor) placement(ctx context.Context, tx *models.Tx, j *models.Job, sid, token string) (ray.Placement, error) {
+	p := ray.Placement{JobID: j.ID, SubmissionID: sid, Name: j.Name, Entrypoint: j.Command, Env: j.Env, RunToken: token}
 	gpus, err := models.JobGPUs(ctx, tx, j.ID)
 	if err != nil {
 		return p, err

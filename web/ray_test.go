@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/ray"
 	"github.com/gpuscheduler/gpuscheduler/internal/ray/raytest"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -33,6 +34,10 @@ func TestRayJobLifecycle(t *testing.T) {
 		}
 	}
 	sid := fmt.Sprintf("gpusched-%d-1", id)
+	run, err := models.LatestRayRun(context.Background(), e.s.DB.Bun, id)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := map[string]any{
 		"entrypoint":    "python train.py",
 		"submission_id": sid,
@@ -41,7 +46,7 @@ func TestRayJobLifecycle(t *testing.T) {
 			"GPUSCHED_JOB_ID": fmt.Sprint(id), "GPUSCHED_GPUS": "gpu-a:0,1", "GPUSCHED_GPU_UUIDS": "GPU-a-0,GPU-a-1",
 		}},
 		"metadata": map[string]any{"gpusched_job_id": fmt.Sprint(id), "owner": e.user.Email, "job_name": "train",
-			"submitted_by": "gpuscheduler"},
+			"submitted_by": "gpuscheduler", "gpusched_run": fmt.Sprintf("%d@%d", run.ID, run.CreatedAt.UnixNano())},
 		"entrypoint_num_gpus":  2.0,
 		"entrypoint_resources": map[string]any{"node:10.0.0.5": 0.001},
 	}
@@ -174,6 +179,48 @@ func TestRayPermanentRefusal(t *testing.T) {
 	}
 	if n := e.submissions(); n != 1 {
 		t.Errorf("%d submission attempts, want 1", n)
+	}
+}
+
+// TestRayLostAnswerIsNotASecondJob: Ray takes the submission but its
+// answer is lost; the retry hears "already exists", sees its own run's
+// token on Ray, and follows that job: one job on Ray.
+func TestRayLostAnswerIsNotASecondJob(t *testing.T) {
+	t.Parallel()
+	e := newRayEnv(t, nil)
+	e.fake.LoseNextAnswers(1)
+	id := e.submit(t, 1, "python train.py")
+	waitFor(t, "job handed to Ray", func() bool { return e.job(t, id).State == models.JobAllocating })
+	if n := e.submissions(); n != 2 {
+		t.Errorf("%d submission attempts, want 2 (answer lost, then already exists)", n)
+	}
+	if d := cmp.Diff([]string{fmt.Sprintf("gpusched-%d-1", id)}, keys(e.fake.Submissions())); d != "" {
+		t.Errorf("jobs Ray has (-want +got):\n%s", d)
+	}
+}
+
+// TestRayOlderSubmissionIDOnRay: a Ray head that outlived our database has
+// a job under the id we would use; we do not take it for ours, and hand
+// the job over under the next id.
+func TestRayOlderSubmissionIDOnRay(t *testing.T) {
+	t.Parallel()
+	e := newRayEnv(t, nil)
+	// A fresh database numbers its first job 1.
+	if _, err := e.ex.Client().Submit(context.Background(), ray.SubmitRequest{Entrypoint: "python old.py", SubmissionID: "gpusched-1-1",
+		Metadata: map[string]string{"gpusched_run": "1@0"}}); err != nil {
+		t.Fatal(err)
+	}
+	id := e.submit(t, 1, "python train.py")
+	if id != 1 {
+		t.Fatalf("first job is %d, want 1", id)
+	}
+	waitFor(t, "job handed to Ray", func() bool { return e.job(t, id).State == models.JobAllocating })
+	got := e.fake.Submissions()
+	if d := cmp.Diff([]string{"gpusched-1-1", "gpusched-1-2"}, sortedKeys(got)); d != "" {
+		t.Errorf("jobs Ray has (-want +got):\n%s", d)
+	}
+	if got["gpusched-1-1"].Entrypoint != "python old.py" || got["gpusched-1-2"].Entrypoint != "python train.py" {
+		t.Errorf("entrypoints: %q, %q", got["gpusched-1-1"].Entrypoint, got["gpusched-1-2"].Entrypoint)
 	}
 }
 

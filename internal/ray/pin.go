@@ -49,9 +49,13 @@ type Placement struct {
 	JobID        int64
 	SubmissionID string
 	Owner        string // the owner's email, for metadata
-	Name         string
-	Entrypoint   string
-	Env          map[string]string
+	// RunToken tells this hand-over apart from any other with the same
+	// submission id (a Ray head that outlived our database): metadata
+	// "gpusched_run", checked when Ray says the id exists.
+	RunToken   string
+	Name       string
+	Entrypoint string
+	Env        map[string]string
 	// RayNode is the Ray node address (its IP) of the first node; "" leaves
 	// the job unpinned (only for clusters of one node).
 	RayNode string
@@ -120,7 +124,7 @@ func (p Placement) Request() (SubmitRequest, error) {
 	req := SubmitRequest{
 		Entrypoint: p.Entrypoint, SubmissionID: p.SubmissionID, RuntimeEnv: runtime,
 		Metadata: map[string]string{"gpusched_job_id": strconv.FormatInt(p.JobID, 10), "owner": p.Owner,
-			"job_name": p.Name, "submitted_by": "gpuscheduler"},
+			"job_name": p.Name, "submitted_by": "gpuscheduler", "gpusched_run": p.RunToken},
 		EntrypointNumGPUs: float64(len(first.GPUs)),
 	}
 	if p.RayNode != "" {

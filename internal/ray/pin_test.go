@@ -18,14 +18,14 @@ func TestPlacementRequest(t *testing.T) {
 		wantErr bool
 	}{
 		"two GPUs on one node, pip wish": {
-			p: ray.Placement{JobID: 9, SubmissionID: "gpusched-9-1", Owner: "ana@lab", Name: "t", Entrypoint: "python t.py",
+			p: ray.Placement{JobID: 9, SubmissionID: "gpusched-9-1", Owner: "ana@lab", Name: "t", Entrypoint: "python t.py", RunToken: "4@17",
 				Env: map[string]string{"SEED": "1", ray.RuntimeEnvVar: `{"pip": ["torch"]}`}, RayNode: "10.0.0.5",
 				Nodes: []ray.NodeGPUs{{Node: "gpu-a", GPUs: []int{2, 3}, UUIDs: []string{"GPU-2", "GPU-3"}}}},
 			want: ray.SubmitRequest{Entrypoint: "python t.py", SubmissionID: "gpusched-9-1",
 				RuntimeEnv: map[string]any{"pip": []any{"torch"}, "env_vars": map[string]string{
 					"SEED": "1", "CUDA_VISIBLE_DEVICES": "2,3", "RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES": "1",
 					"GPUSCHED_JOB_ID": "9", "GPUSCHED_GPUS": "gpu-a:2,3", "GPUSCHED_GPU_UUIDS": "GPU-2,GPU-3"}},
-				Metadata:          map[string]string{"gpusched_job_id": "9", "owner": "ana@lab", "job_name": "t", "submitted_by": "gpuscheduler"},
+				Metadata:          map[string]string{"gpusched_job_id": "9", "owner": "ana@lab", "job_name": "t", "submitted_by": "gpuscheduler", "gpusched_run": "4@17"},
 				EntrypointNumGPUs: 2, EntrypointResources: map[string]float64{"node:10.0.0.5": 0.001}},
 		},
 		"two nodes: the driver on the first": {
@@ -34,7 +34,7 @@ func TestPlacementRequest(t *testing.T) {
 			want: ray.SubmitRequest{Entrypoint: "x", SubmissionID: "s",
 				RuntimeEnv: map[string]any{"env_vars": map[string]string{"CUDA_VISIBLE_DEVICES": "0",
 					"RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES": "1", "GPUSCHED_JOB_ID": "3", "GPUSCHED_GPUS": "a:0;b:0,1"}},
-				Metadata:          map[string]string{"gpusched_job_id": "3", "owner": "", "job_name": "", "submitted_by": "gpuscheduler"},
+				Metadata:          map[string]string{"gpusched_job_id": "3", "owner": "", "job_name": "", "submitted_by": "gpuscheduler", "gpusched_run": ""},
 				EntrypointNumGPUs: 1, EntrypointResources: map[string]float64{"node:10.0.0.6": 0.001}},
 		},
 		"unknown runtime_env field": {

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"sort"
 	"strings"
 	"sync"
@@ -43,6 +44,7 @@ type Server struct {
 	requests []Request
 	down     bool
 	failNext []int // statuses to answer the next requests with
+	loseNext int   // requests to carry out and then leave unanswered
 	seq      int
 }
 
@@ -70,6 +72,15 @@ func (s *Server) FailNext(statuses ...int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failNext = append(s.failNext, statuses...)
+}
+
+// LoseNextAnswers carries out the next n requests but drops their
+// connections before answering: a submission that got through while its
+// answer was lost.
+func (s *Server) LoseNextAnswers(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loseNext += n
 }
 
 // Forget drops every job and its logs, as a head restarted without
@@ -129,6 +140,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.failNext = s.failNext[1:]
 		http.Error(w, http.StatusText(code), code)
 		return
+	}
+	if s.loseNext > 0 {
+		s.loseNext--
+		s.route(httptest.NewRecorder(), r, body.String())
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				_ = conn.Close()
+				return
+			}
+		}
 	}
 	s.route(w, r, body.String())
 }
