@@ -28,6 +28,11 @@ func (e *RayExecutor) applyRayStatus(ctx context.Context, run *models.RayRun, d 
 			return err
 		}
 		now := e.deps.Now()
+		if r.State == models.RayRunSubmitted && r.RayStatus == d.Status && r.Message == d.Message && !ray.IsTerminal(d.Status) &&
+			!(d.Status == ray.StatusRunning && j.State != models.JobRunning) &&
+			(r.StopRequestedAt == nil || now.Sub(*r.StopRequestedAt) < e.cfg.StopTimeout) {
+			return nil // nothing new: no write
+		}
 		r.RayStatus, r.Message = d.Status, d.Message
 		if r.State == models.RayRunSubmitting {
 			r.State = models.RayRunSubmitted // accepted, though the dispatcher did not hear it

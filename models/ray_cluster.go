@@ -23,6 +23,10 @@ type RayCluster struct {
 	CheckedAt  *time.Time `bun:"checked_at" json:"checkedAt,omitempty"`
 }
 
+// rayCheckedEvery is how often checked_at is refreshed while nothing else
+// changes.
+const rayCheckedEvery = 30 * time.Second
+
 // RayUnreachable is the reason a queued Ray job waits while the cluster
 // does not answer.
 const RayUnreachable = "Ray cluster unreachable"
@@ -46,6 +50,10 @@ func RecordRayContact(ctx context.Context, db bun.IDB, address, version, errText
 		return nil, false, err
 	}
 	c := &RayCluster{ID: 1, Address: address, Connected: errText == "", RayVersion: version, LastError: errText, CheckedAt: &now}
+	if !first && prev.Connected && c.Connected && prev.Address == address && prev.RayVersion == version &&
+		prev.CheckedAt != nil && now.Sub(*prev.CheckedAt) < rayCheckedEvery {
+		return prev, false, nil // nothing new: no write
+	}
 	if !c.Connected {
 		c.RayVersion = prev.RayVersion
 		c.DownSince = &now

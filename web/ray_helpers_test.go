@@ -49,7 +49,7 @@ type rayEnv struct {
 // newRayEnv starts a fake Ray head (PENDING 10s, RUNNING 60s on its own
 // clock) and a server with a 4-GPU node "gpu-a" that Ray knows as
 // 10.0.0.5. tune may change the Ray settings.
-func newRayEnv(t *testing.T, tune func(*jobs.RayConfig)) *rayEnv {
+func newRayEnv(t testing.TB, tune func(*jobs.RayConfig)) *rayEnv {
 	t.Helper()
 	clock := &manualClock{t: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
 	fake := raytest.New(clock.Now)
@@ -73,7 +73,7 @@ func newRayEnv(t *testing.T, tune func(*jobs.RayConfig)) *rayEnv {
 	}
 	tok, user := s.UserToken(t, models.RoleMember)
 	// The first sync (run at start) has probed Ray: later requests are the test's.
-	waitFor(t, "first ray sync", func() bool {
+	waitTB(t, "first ray sync", func() bool {
 		_, err := models.GetRayCluster(context.Background(), s.DB.Bun)
 		return err == nil
 	})
@@ -81,7 +81,7 @@ func newRayEnv(t *testing.T, tune func(*jobs.RayConfig)) *rayEnv {
 }
 
 // submit queues a Ray job of gpus GPUs running command.
-func (e *rayEnv) submit(t *testing.T, gpus int, command string) int64 {
+func (e *rayEnv) submit(t testing.TB, gpus int, command string) int64 {
 	t.Helper()
 	body := fmt.Sprintf(`{"command": %q, "gpu_count": %d, "executor": "ray", "name": "train", "max_retries": 1}`, command, gpus)
 	st, out := e.s.Do(t, "POST", "/api/v1/queue/submit", e.token, body)
@@ -94,7 +94,7 @@ func (e *rayEnv) submit(t *testing.T, gpus int, command string) int64 {
 }
 
 // job reads a job back from the database.
-func (e *rayEnv) job(t *testing.T, id int64) *models.Job {
+func (e *rayEnv) job(t testing.TB, id int64) *models.Job {
 	t.Helper()
 	j, err := models.GetJob(context.Background(), e.s.DB.Bun, id)
 	if err != nil {
@@ -174,4 +174,16 @@ func (e *rayEnv) logs(t *testing.T, id int64) string {
 		t.Fatal(err)
 	}
 	return page.Data
+}
+
+// waitTB polls cond until it holds or 30s pass.
+func waitTB(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
