@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -16,7 +17,11 @@ func (h *Handlers) ClusterPage(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("handlers: cluster page: %w", err)
 	}
-	return render(c, http.StatusOK, views.ClusterPage(h.Page(c, "Cluster", "cluster"), clusterView(nodes, h.Now())))
+	v, err := h.withRay(c, clusterView(nodes, h.Now()))
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.ClusterPage(h.Page(c, "Cluster", "cluster"), v))
 }
 
 // ClusterFragment handles GET /fragments/cluster: the live part of the
@@ -27,5 +32,25 @@ func (h *Handlers) ClusterFragment(c echo.Context) error {
 		return fmt.Errorf("handlers: cluster fragment: %w", err)
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
-	return render(c, http.StatusOK, views.ClusterGrid(clusterView(nodes, h.Now())))
+	v, err := h.withRay(c, clusterView(nodes, h.Now()))
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.ClusterGrid(v))
+}
+
+// withRay adds the Ray cluster's connection to the overview, if one is configured.
+func (h *Handlers) withRay(c echo.Context, v views.Cluster) (views.Cluster, error) {
+	rc, err := models.GetRayCluster(c.Request().Context(), h.DB.Bun)
+	if errors.Is(err, models.ErrNotFound) {
+		return v, nil
+	}
+	if err != nil {
+		return v, fmt.Errorf("handlers: ray status: %w", err)
+	}
+	v.Ray = &views.RayStatus{Address: rc.Address, Connected: rc.Connected, RayVersion: rc.RayVersion, LastError: rc.LastError}
+	if rc.DownSince != nil {
+		v.Ray.DownSince = *rc.DownSince
+	}
+	return v, nil
 }

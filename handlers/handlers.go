@@ -27,6 +27,7 @@ type Config struct {
 	HeartbeatInterval time.Duration // told to node agents
 	HoldTTL           time.Duration // how long a pre-warm hold keeps GPUs free (0: 15 minutes)
 	HoldLimit         int           // live holds per user (0: 2)
+	DefaultExecutor   string        // of a submitted job that names none ("": node)
 }
 
 // Sessions signs browser users in and out (implemented by web).

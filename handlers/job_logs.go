@@ -40,7 +40,11 @@ func (h *Handlers) JobLogs(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	page, err := models.ReadLog(ctx, h.DB.Bun, id, offset, limit)
+	read := models.ReadLog
+	if j.Executor == models.ExecutorRay {
+		read = models.ReadRayLog // kept from Ray by ray_sync
+	}
+	page, err := read(ctx, h.DB.Bun, id, offset, limit)
 	if err != nil {
 		return err
 	}

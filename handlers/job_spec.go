@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/ray"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -47,6 +48,8 @@ func (s *JobSpec) toJob(u *models.User, cp models.Capacity, can func(executor st
 	switch {
 	case j.Executor != models.ExecutorLease && j.Executor != models.ExecutorNode && j.Executor != models.ExecutorRay:
 		return nil, invalid("executor", "must be lease, node or ray, not %q", j.Executor)
+	case j.Executor == models.ExecutorRay && !can(j.Executor):
+		return nil, invalid("executor", "this server cannot run ray jobs: it has no Ray cluster (its admin sets GPUSCHED_RAY_ADDRESS); use executor \"node\" or \"lease\"")
 	case !can(j.Executor):
 		return nil, invalid("executor", "this server cannot run %s jobs yet; use executor \"lease\" (you run the process on the GPUs you get)", j.Executor)
 	case j.Executor != models.ExecutorLease && strings.TrimSpace(j.Command) == "":
@@ -65,6 +68,11 @@ func (s *JobSpec) toJob(u *models.User, cp models.Capacity, can func(executor st
 	for k, v := range j.Env {
 		if !envName.MatchString(k) || len(v) > 32<<10 {
 			return nil, invalid("env", "%q is not a variable name (letters, digits, _) or its value is over 32 KiB", k)
+		}
+	}
+	if v, ok := j.Env[ray.RuntimeEnvVar]; ok && j.Executor == models.ExecutorRay {
+		if _, err := ray.ParseRuntimeEnv(v); err != nil {
+			return nil, invalid("env", "%s", err)
 		}
 	}
 	if s.Preemptible != nil {

@@ -22,6 +22,8 @@ type OrchestratorStatusJSON struct {
 	Active   int              `json:"active"`
 	GPUs     int              `json:"gpus"`
 	GPUsUsed int              `json:"gpusAllocated"`
+	// Ray is the Ray cluster's connection, when one is configured.
+	Ray *models.RayCluster `json:"ray,omitempty"`
 }
 
 // OrchestratorStatus handles GET /api/v1/orchestrator/status.
@@ -43,8 +45,14 @@ func (h *Handlers) OrchestratorStatus(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, OrchestratorStatusJSON{Running: !paused, Policy: cfg, LastPass: last,
-		Queued: st.Queued, Active: st.Running, GPUs: st.GPUsTotal, GPUsUsed: st.GPUsAllocated})
+	out := OrchestratorStatusJSON{Running: !paused, Policy: cfg, LastPass: last,
+		Queued: st.Queued, Active: st.Running, GPUs: st.GPUsTotal, GPUsUsed: st.GPUsAllocated}
+	if rc, err := models.GetRayCluster(ctx, h.DB.Bun); err == nil {
+		out.Ray = rc
+	} else if !errors.Is(err, models.ErrNotFound) {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // OrchestratorStart handles POST /api/v1/orchestrator/start (admins):

@@ -26,6 +26,9 @@ func (h *Handlers) QueueSubmit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if spec.Executor == "" {
+		spec.Executor = h.Config.DefaultExecutor // "" leaves node
+	}
 	job, err := spec.toJob(u, cp, h.CanRun)
 	if err != nil {
 		return err

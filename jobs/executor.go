@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -51,7 +53,11 @@ func (e Executors) dispatch(ctx context.Context, d Deps, tx *models.Tx, job *mod
 		}
 		return nil
 	}
-	if _, err := d.River.InsertTx(ctx, tx.PGX(), DispatchArgs{JobID: job.ID}, nil); err != nil {
+	var args river.JobArgs = DispatchArgs{JobID: job.ID}
+	if q, ok := e[job.Executor].(interface{ dispatchArgs(int64) river.JobArgs }); ok {
+		args = q.dispatchArgs(job.ID) // Ray: ray_dispatch, with its own backoff
+	}
+	if _, err := d.River.InsertTx(ctx, tx.PGX(), args, nil); err != nil {
 		return fmt.Errorf("jobs: queue dispatch of job %d: %w", job.ID, err)
 	}
 	return nil

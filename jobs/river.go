@@ -57,6 +57,9 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &LeaseExpiryWorker{deps: d})
 	river.AddWorker(workers, &HoldExpiryWorker{deps: d})
 	river.AddWorker(workers, &ScoringObserveWorker{deps: d})
+	// Ray dispatch (they do nothing until a RayExecutor is registered).
+	river.AddWorker(workers, &RayDispatchWorker{deps: d})
+	river.AddWorker(workers, &RaySyncWorker{deps: d})
 
 	client, err := river.NewClient(riverpgxv5.New(d.DB.Pool), &river.Config{
 		Logger: d.Logger.With("component", "river"),

@@ -90,9 +90,14 @@ func RunPass(ctx context.Context, d Deps, riverJobID int64, reason string) (mode
 		if err != nil {
 			return err
 		}
+		held, err := holdRayJobs(ctx, tx, &snap) // Ray unreachable: its jobs wait (ray_hold.go)
+		if err != nil {
+			return err
+		}
 		coreStart := time.Now()
 		plan := scheduler.Schedule(snap, cfg)
 		stats.CoreMS = msSince(coreStart)
+		appendHeld(&plan, held)
 		if err := applyPlan(ctx, d, tx, plan, now); err != nil {
 			return err
 		}

@@ -136,3 +136,11 @@ func CSRFHeaders(token string) string {
 func barStyle(pct int) string {
 	return "width: " + strconv.Itoa(ClampPct(float64(pct))) + "%"
 }
+
+// downFor is " (since 5m0s)" for a Ray cluster down since then, else "".
+func downFor(r RayStatus, now time.Time) string {
+	if r.DownSince.IsZero() {
+		return ""
+	}
+	return " (since " + now.Sub(r.DownSince).Round(time.Second).String() + ")"
+}

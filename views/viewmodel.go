@@ -68,6 +68,17 @@ type Cluster struct {
 	Totals    ClusterTotals
 	Nodes     []Node
 	UpdatedAt time.Time // when the server built this snapshot; "ago" texts count from it
+	// Ray is the Ray cluster's connection; nil when none is configured.
+	Ray *RayStatus
+}
+
+// RayStatus is the Ray cluster line above the GPU grid.
+type RayStatus struct {
+	Address    string
+	Connected  bool
+	RayVersion string
+	LastError  string
+	DownSince  time.Time // zero while connected
 }
 
 // ClusterTotals are the headline numbers above the GPU grid.

@@ -74,6 +74,10 @@ type Config struct {
 	// and who may join (GPUSCHED_ALLOWED_EMAIL_DOMAINS, GPUSCHED_ALLOWED_EMAILS).
 	SignIn       []signin.ProviderConfig
 	SignInPolicy signin.Policy
+	// Ray dispatch: the Ray cluster (GPUSCHED_RAY_*, ray_config.go) and
+	// the executor of a job that names none (GPUSCHED_DEFAULT_EXECUTOR).
+	Ray             RayConfig
+	DefaultExecutor string
 }
 
 // bindServeFlags declares the flags of `serve` whose values override the environment.
@@ -150,6 +154,7 @@ func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 	if c.HoldLimit, err = strconv.Atoi(holdLimit); err != nil || c.HoldLimit < 1 {
 		fail("GPUSCHED_HOLD_LIMIT=%q must be a number ≥ 1", holdLimit)
 	}
+	c.Ray, c.DefaultExecutor = rayConfig(str, dur, fail) // Ray dispatch
 	if c.BaseURL == "" {
 		c.BaseURL = "http://" + c.Listen
 	}

@@ -37,7 +37,7 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newServeCmd(), newMigrateCmd(), newNodeCmd(), newVersionCmd(), newUserCmd(), newTokenCmd(), newSimCmd(),
+	root.AddCommand(newServeCmd(), newMigrateCmd(), newNodeCmd(), newVersionCmd(), newUserCmd(), newTokenCmd(), newSimCmd(), newDevCmd(),
 		newSubmitCmd(), newQueueCmd(), newCancelCmd(), newRunCmd(), newLogsCmd(), newLoginCmd())
 	return root
 }

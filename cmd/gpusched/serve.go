@@ -78,6 +78,9 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 		return err
 	}
 	deps.Executors[models.ExecutorNode] = jobs.NewNodeExecutor(deps)
+	if err := addRayExecutor(deps, cfg.Ray, logger); err != nil { // Ray dispatch
+		return err
+	}
 	riverUI, err := riverui.NewHandler(&riverui.HandlerOpts{
 		Endpoints: riverui.NewEndpoints(riverClient, nil),
 		Logger:    logger.With("component", "riverui"),
@@ -96,7 +99,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 		Listener: listener, CanRun: deps.Executors.Has, Stop: deps.Stop,
 		Notifier: &models.Notifier{Pool: db.Pool, Logger: logger, Window: 50 * time.Millisecond},
 		Config: handlers.Config{Version: version, Dev: cfg.Dev, DevLogin: devLogin, Admins: cfg.Admins, HeartbeatInterval: cfg.HeartbeatInterval,
-			HoldTTL: cfg.HoldTTL, HoldLimit: cfg.HoldLimit},
+			HoldTTL: cfg.HoldTTL, HoldLimit: cfg.HoldLimit, DefaultExecutor: cfg.DefaultExecutor},
 	}
 	// Sign-in providers: discovery now, so a wrong issuer fails at start.
 	h.Config.SignInPolicy = cfg.SignInPolicy

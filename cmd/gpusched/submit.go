@@ -11,12 +11,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/ray"
 )
 
 func newSubmitCmd() *cobra.Command {
 	var req apiclient.SubmitRequest
 	var memGB float64
-	var priority, duration string
+	var priority, duration, runtimeEnv string
 	var env []string
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -49,7 +50,13 @@ func newSubmitCmd() *cobra.Command {
 					req.Env[k] = v
 				}
 			}
-			if req.Workdir == "" && req.Executor != "lease" {
+			if runtimeEnv != "" {
+				if req.Env == nil {
+					req.Env = map[string]string{}
+				}
+				req.Env[ray.RuntimeEnvVar] = runtimeEnv
+			}
+			if req.Workdir == "" && req.Executor != "lease" && req.Executor != "ray" { // Ray takes runtime_env's working_dir
 				req.Workdir, _ = os.Getwd()
 			}
 			// One key per invocation: a retry inside the client cannot queue twice.
@@ -74,7 +81,8 @@ func newSubmitCmd() *cobra.Command {
 	f.StringVarP(&duration, "time", "t", "", "estimated run time, e.g. 90m or 2h (helps backfill and ETAs)")
 	f.StringVar(&req.Name, "name", "", "a name for the job")
 	f.BoolVar(&req.AllowMultiNode, "multi-node", false, "may span nodes")
-	f.StringVar(&req.Executor, "executor", "", "node (default: a node agent runs it), lease (you run it), ray")
+	f.StringVar(&req.Executor, "executor", "", "node (a node agent runs it), lease (you run it), ray (a Ray cluster runs it); default: the server's")
+	f.StringVar(&runtimeEnv, "runtime-env", "", `with --executor ray: Ray runtime_env as JSON, e.g. '{"pip": ["torch"]}'`)
 	f.StringVar(&req.Workdir, "workdir", "", "working directory (default: the current one)")
 	f.StringArrayVarP(&env, "env", "e", nil, "NAME=VALUE to set, repeatable")
 	f.StringVar(&req.JobType, "type", "", "job type, for learned run times")

@@ -54,6 +54,9 @@ type Options struct {
 	SignInRate web.RateLimit
 	// RiverUI mounts the River UI at /admin/river, as serve does.
 	RiverUI bool
+	// Setup runs on the background work's dependencies before anything
+	// starts (to register more executors).
+	Setup func(*jobs.Deps)
 }
 
 // NewWith starts a server like New, with o.
@@ -85,6 +88,9 @@ func NewWith(t testing.TB, o Options) *Server {
 		t.Fatal(err)
 	}
 	deps.Executors[models.ExecutorNode] = jobs.NewNodeExecutor(deps)
+	if o.Setup != nil {
+		o.Setup(deps)
+	}
 	h := &handlers.Handlers{DB: db, Logger: logger, Now: now, Sessions: sessions, Asset: assets.Path,
 		Migrations: migrations.New(db.Pool, logger), Listener: listener, CanRun: deps.Executors.Has, Stop: deps.Stop,
 		Notifier: &models.Notifier{Pool: db.Pool, Logger: logger, Window: 50 * time.Millisecond},

@@ -1,0 +1,2 @@
+DROP TABLE ray_cluster;
+DROP TABLE ray_runs;
