@@ -24,6 +24,9 @@ type Config struct {
 	HeartbeatInterval time.Duration // told to node agents
 	HoldTTL           time.Duration // how long a pre-warm hold keeps GPUs free (0: 15 minutes)
 	HoldLimit         int           // live holds per user (0: 2)
+
+	// Bookings calendar: per-user limits (zero values take the defaults in booking_limits.go).
+	Bookings BookingLimits
 }
 
 // Sessions signs browser users in and out (implemented by web).

@@ -40,6 +40,10 @@ func (s *Server) routes(o Options) {
 	user.GET("/jobs/:id", h.JobGet)
 	user.GET("/jobs/:id/logs", h.JobLogs)
 	user.GET("/cluster/idle-gpus", h.IdleGPUs)
+	// Bookings calendar (API).
+	user.GET("/bookings", h.BookingsList)
+	user.POST("/bookings", h.BookingCreate)
+	user.DELETE("/bookings/:id", h.BookingCancel)
 	user.GET("/orchestrator/status", h.OrchestratorStatus)
 	user.GET("/orchestrator/policies", h.OrchestratorPolicies)
 	admin := user.Group("", adminOnly)

@@ -95,7 +95,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 		Listener: listener, CanRun: deps.Executors.Has, Stop: deps.Stop,
 		Notifier: &models.Notifier{Pool: db.Pool, Logger: logger, Window: 50 * time.Millisecond},
 		Config: handlers.Config{Version: version, Dev: cfg.Dev, DevLogin: devLogin, Admins: cfg.Admins, HeartbeatInterval: cfg.HeartbeatInterval,
-			HoldTTL: cfg.HoldTTL, HoldLimit: cfg.HoldLimit},
+			HoldTTL: cfg.HoldTTL, HoldLimit: cfg.HoldLimit, Bookings: cfg.Bookings},
 	}
 	if h.Scoring, err = handlers.NewScoring(cfg.Scoring, cfg.ScoringTrusted, db.DB, reg); err != nil {
 		return err
