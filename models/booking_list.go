@@ -114,3 +114,24 @@ func CancelBooking(ctx context.Context, tx bun.IDB, id, userID int64, admin bool
 	}
 	return b, Notify(ctx, tx, ChannelBookings, fmt.Sprintf("booking:%d", b.ID))
 }
+
+// BookableGPU is a GPU the calendar offers, with its node's name.
+type BookableGPU struct {
+	ID       int64  `bun:"id"`
+	NodeID   int64  `bun:"node_id"`
+	NodeName string `bun:"node_name"`
+	Index    int    `bun:"idx"`
+	Model    string `bun:"model"`
+}
+
+// ListBookableGPUs returns the present GPUs by node name and index.
+func ListBookableGPUs(ctx context.Context, db bun.IDB) ([]BookableGPU, error) {
+	var out []BookableGPU
+	err := db.NewSelect().TableExpr("gpus AS g").Join("JOIN nodes AS n ON n.id = g.node_id").
+		ColumnExpr("g.id, g.node_id, n.name AS node_name, g.idx, g.model").Where("g.present").
+		OrderExpr("n.name, g.idx").Scan(ctx, &out)
+	if err != nil {
+		return nil, fmt.Errorf("models: bookable GPUs: %w", err)
+	}
+	return out, nil
+}

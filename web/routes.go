@@ -105,6 +105,11 @@ func (s *Server) routes(o Options) {
 	in.GET("/queue", h.QueuePage)
 	in.GET("/fragments/queue", h.QueueFragment)
 	in.POST("/jobs/:id/cancel", h.JobCancelPage)
+	// Bookings calendar (pages).
+	in.GET("/bookings", h.BookingsPage)
+	in.GET("/fragments/bookings", h.BookingsFragment)
+	in.POST("/bookings", h.BookingCreatePage)
+	in.POST("/bookings/:id/cancel", h.BookingCancelPage)
 	in.GET("/events", s.hub.Stream)
 
 	if o.RiverUI != nil {
