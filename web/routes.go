@@ -105,6 +105,12 @@ func (s *Server) routes(o Options) {
 	in.GET("/queue", h.QueuePage)
 	in.GET("/fragments/queue", h.QueueFragment)
 	in.POST("/jobs/:id/cancel", h.JobCancelPage)
+	// Job detail page and queue actions.
+	in.GET("/jobs/:id", h.JobPage)
+	in.GET("/fragments/jobs/:id", h.JobFragment)
+	in.GET("/fragments/jobs/:id/logs", h.JobLogsFragment)
+	in.POST("/jobs/:id/priority", h.JobPriorityPage)
+	in.POST("/queue", h.QueueSubmitPage)
 	// Bookings calendar (pages).
 	in.GET("/bookings", h.BookingsPage)
 	in.GET("/fragments/bookings", h.BookingsFragment)
