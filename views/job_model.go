@@ -25,6 +25,8 @@ type JobDetail struct {
 	CanSeeLogs  bool // owner or admin
 	Log         JobLogView
 	Now         time.Time
+	CSRF        string // for the action forms
+	Admin       bool   // the viewer is an admin (may pick critical)
 }
 
 // Field is one labelled value of a definition list.

@@ -53,6 +53,7 @@ func devSignIn(t *testing.T, tab context.Context, base, email, page string) {
 func poll(t *testing.T, tab context.Context, what, js string, timeout time.Duration) {
 	t.Helper()
 	if _, err := chromedp.Run(tab, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(timeout))); err != nil {
+		screenshot(t, tab, "failed-"+t.Name()+".png")
 		t.Fatalf("waiting for %s: %v", what, err)
 	}
 }
