@@ -8,34 +8,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
-// BookingRequest is the body of POST /api/v1/bookings: a count of GPUs (of
-// a type, or any) or specific GPU ids, for a window.
-type BookingRequest struct {
-	GPUCount int       `json:"gpu_count"`
-	GPUModel string    `json:"gpu_model"`
-	GPUIDs   []int64   `json:"gpu_ids"`
-	StartsAt time.Time `json:"starts_at"`
-	EndsAt   time.Time `json:"ends_at"`
-	Note     string    `json:"note"`
-}
+// BookingRequest is the body of POST /api/v1/bookings.
+type BookingRequest = apiclient.BookingRequest
 
 // BookingJSON is a booking or hold as the API shows it.
-type BookingJSON struct {
-	ID        int64     `json:"id"`
-	Kind      string    `json:"kind"`
-	User      string    `json:"user"`
-	GPUCount  int       `json:"gpu_count"`
-	GPUModel  string    `json:"gpu_model,omitempty"`
-	GPUIDs    []int64   `json:"gpu_ids,omitempty"`
-	StartsAt  time.Time `json:"starts_at"`
-	EndsAt    time.Time `json:"ends_at"`
-	Note      string    `json:"note,omitempty"`
-	State     string    `json:"state"`
-	CreatedAt time.Time `json:"created_at"`
-}
+type BookingJSON = apiclient.Booking
 
 func bookingJSON(b *models.BookingRow, now time.Time) BookingJSON {
 	return BookingJSON{ID: b.ID, Kind: b.Kind, User: b.OwnerEmail, GPUCount: b.GPUCount, GPUModel: b.GPUModel,
