@@ -72,7 +72,7 @@ func (h *Handlers) calendar(c echo.Context, day string) (views.Calendar, error) 
 
 // bookingForm is an empty form: one GPU, tomorrow 09:00–18:00 UTC.
 func bookingForm(gpus []models.BookableGPU, week, now time.Time) views.BookingForm {
-	day := now.UTC().Truncate(24 * time.Hour).AddDate(0, 0, 1)
+	day := now.UTC().Truncate(24*time.Hour).AddDate(0, 0, 1)
 	f := views.BookingForm{GPUCount: 1, Week: week.Format("2006-01-02"),
 		StartsAt: day.Add(9 * time.Hour).Format(formTime), EndsAt: day.Add(18 * time.Hour).Format(formTime)}
 	for _, g := range gpus {

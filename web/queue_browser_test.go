@@ -81,4 +81,3 @@ func TestQueueSubmitAndFollowLogsInBrowser(t *testing.T) {
 		 document.querySelector('[data-testid=job-timeline]').innerText.includes('running')`, 15*time.Second)
 	screenshot(t, tab, "job-logs.png")
 }
-
