@@ -100,7 +100,7 @@ func (h *Handlers) queueView(c echo.Context) (views.Queue, error) {
 func queueFilter(c echo.Context, u *models.User) (views.QueueFilter, models.JobFilter, error) {
 	on := func(name string) bool { v := c.QueryParam(name); return v == "1" || v == "true" }
 	vf := views.QueueFilter{Mine: on("mine"), Team: on("team") && u.TeamID != nil, State: c.QueryParam("state"), HasTeam: u.TeamID != nil}
-	f := models.JobFilter{Limit: 2000}
+	f := models.JobFilter{Limit: 2000, Columns: queuePageColumns}
 	switch vf.State {
 	case "":
 		f.States = []string{models.JobQueued, models.JobScheduled, models.JobAllocating, models.JobRunning}
@@ -119,3 +119,7 @@ func queueFilter(c echo.Context, u *models.User) (views.QueueFilter, models.JobF
 	}
 	return vf, f, nil
 }
+
+// queuePageColumns are the job columns the queue page shows.
+var queuePageColumns = []string{"id", "name", "owner_id", "state", "gpu_count", "priority", "executor", "queue_position",
+	"pending_code", "pending_reason", "estimated_start_at", "submitted_at", "started_at", "estimated_duration_s"}

@@ -74,7 +74,7 @@ func countQueries(t *testing.T, s *testserver.Server) func(c *http.Client, path 
 }
 
 // seedJobs adds n queued jobs spread over 20 users, in one statement.
-func seedJobs(t *testing.T, s *testserver.Server, n int) {
+func seedJobs(t testing.TB, s *testserver.Server, n int) {
 	t.Helper()
 	_, err := s.DB.Bun.NewRaw(`WITH u AS (
 		INSERT INTO users (email, name, role) SELECT 'seed-' || g || '-' || ? || '@example.com', 'seed', 'member' FROM generate_series(1, 20) g RETURNING id
