@@ -69,4 +69,16 @@ func TestBookingsCalendarInBrowser(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("ana's grid shows %d bookings, want 1 (%v)", n, err)
 	}
+
+	// At phone width the page fits the screen and the grid scrolls sideways.
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(390, 844), chromedp.Reload(), chromedp.WaitVisible(`[data-testid=booking-bar]`)); err != nil {
+		t.Fatal(err)
+	}
+	fits, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.documentElement.scrollWidth <= window.innerWidth + 1 &&
+		document.querySelector('.calendar-scroll').scrollWidth > document.querySelector('.calendar-scroll').clientWidth`))
+	if err != nil || !fits {
+		screenshot(t, tab, "bookings-phone-failed.png")
+		t.Fatalf("at phone width the page is wider than the screen or the grid does not scroll (%v)", err)
+	}
+	screenshot(t, tab, "bookings-phone.png")
 }
