@@ -26,7 +26,11 @@ func (h *Handlers) JobPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.JobPage(h.Page(c, d.Name+fmt.Sprintf(" #%d", d.ID), "queue"), d))
+	title := fmt.Sprintf("Job #%d", d.ID)
+	if d.Name != "" {
+		title = fmt.Sprintf("%s (#%d)", d.Name, d.ID)
+	}
+	return render(c, http.StatusOK, views.JobPage(h.Page(c, title, "queue"), d))
 }
 
 // JobFragment handles GET /fragments/jobs/{id}: the live status.

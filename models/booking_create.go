@@ -47,10 +47,9 @@ func CreateBooking(ctx context.Context, tx bun.IDB, b *Booking, gpuIDs []int64, 
 			return fmt.Errorf("%w: you have %d upcoming or active bookings, the most allowed is %d", ErrBookingLimit, n, maxLive)
 		}
 	}
-	var gpus []GPU
-	if err := tx.NewSelect().Model(&gpus).Column("gpu.id", "gpu.node_id", "gpu.idx", "gpu.model").
-		Where("gpu.present").OrderExpr("gpu.id").Scan(ctx); err != nil {
-		return fmt.Errorf("models: create booking: GPUs: %w", err)
+	gpus, err := ListBookableGPUs(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("models: create booking: %w", err)
 	}
 	var others []BookingRow
 	if err := liveBookings(bookingRows(tx)).Where("booking.starts_at < ?", b.EndsAt).
@@ -79,7 +78,7 @@ func CreateBooking(ctx context.Context, tx bun.IDB, b *Booking, gpuIDs []int64, 
 }
 
 // bookingPool is the set of GPUs (indexes into gpus) a booking may use.
-func bookingPool(b *BookingRow, gpus []GPU) []int {
+func bookingPool(b *BookingRow, gpus []BookableGPU) []int {
 	var out []int
 	model := strings.ToLower(b.GPUModel)
 	for i := range gpus {
@@ -100,7 +99,7 @@ func bookingPool(b *BookingRow, gpus []GPU) []int {
 // the cluster cannot serve it beside the overlapping bookings (each
 // booking's GPU units matched to distinct GPUs of its pool). The error
 // names the overlapping bookings that compete for req's GPUs then.
-func checkClash(req *BookingRow, others []BookingRow, gpus []GPU) error {
+func checkClash(req *BookingRow, others []BookingRow, gpus []BookableGPU) error {
 	pool := bookingPool(req, gpus)
 	if len(req.GPUIDs) > 0 && len(pool) < len(req.GPUIDs) {
 		return fmt.Errorf("%w: a named GPU does not exist or is not present", ErrBookingGPUs)
@@ -134,7 +133,7 @@ func checkClash(req *BookingRow, others []BookingRow, gpus []GPU) error {
 
 // matchUnits returns how many GPU units of bs can be given distinct GPUs of
 // their pools (a maximum bipartite matching by augmenting paths).
-func matchUnits(bs []*BookingRow, gpus []GPU) int {
+func matchUnits(bs []*BookingRow, gpus []BookableGPU) int {
 	owner := make([]int, len(gpus)) // unit holding each GPU, -1: free
 	for i := range owner {
 		owner[i] = -1
@@ -169,12 +168,31 @@ func matchUnits(bs []*BookingRow, gpus []GPU) int {
 	return n
 }
 
-// clashError names who holds req's GPUs at t: each overlapping booking
-// whose pool meets req's, with owner, GPUs and window.
-func clashError(req *BookingRow, active []*BookingRow, pool []int, gpus []GPU, t time.Time) error {
+// clashError names who holds req's GPUs at t: every overlapping booking
+// that competes for them, directly (its GPUs meet req's) or through
+// another (its GPUs meet a competitor's), with owner, GPUs and window.
+func clashError(req *BookingRow, active []*BookingRow, pool []int, gpus []BookableGPU, t time.Time) error {
+	reach := map[int]bool{}
+	for _, g := range pool {
+		reach[g] = true
+	}
+	named := make([]bool, len(active))
+	for grew := true; grew; {
+		grew = false
+		for i, o := range active {
+			p := bookingPool(o, gpus)
+			if named[i] || !slices.ContainsFunc(p, func(g int) bool { return reach[g] }) {
+				continue
+			}
+			named[i], grew = true, true
+			for _, g := range p {
+				reach[g] = true
+			}
+		}
+	}
 	var who []string
-	for _, o := range active {
-		if slices.ContainsFunc(bookingPool(o, gpus), func(g int) bool { return slices.Contains(pool, g) }) {
+	for i, o := range active {
+		if named[i] {
 			who = append(who, fmt.Sprintf("%s's %s #%d of %s, %s", o.OwnerEmail, o.Kind, o.ID, describeGPUs(o, gpus), Window(o.StartsAt, o.EndsAt)))
 		}
 	}
@@ -182,9 +200,9 @@ func clashError(req *BookingRow, active []*BookingRow, pool []int, gpus []GPU, t
 		isAre(req.GPUCount), t.UTC().Format("Mon 2 Jan 15:04 UTC"), strings.Join(who, "; "))
 }
 
-// describeGPUs says which GPUs a booking claims: "GPUs 3, 4 (sim-1 #2,
-// #3)" style names for named GPUs, else "2 H100 GPUs".
-func describeGPUs(b *BookingRow, gpus []GPU) string {
+// describeGPUs says which GPUs a booking claims: "GPU 3 (sim-1 #2), GPU 4
+// (sim-1 #3)" for named GPUs, else "2 H100 GPUs".
+func describeGPUs(b *BookingRow, gpus []BookableGPU) string {
 	if len(b.GPUIDs) == 0 {
 		return fmt.Sprintf("%d %s", b.GPUCount, gpuWord(b.GPUCount, b.GPUModel))
 	}
@@ -193,7 +211,7 @@ func describeGPUs(b *BookingRow, gpus []GPU) string {
 		name := fmt.Sprintf("GPU %d", id)
 		for i := range gpus {
 			if gpus[i].ID == id {
-				name = fmt.Sprintf("GPU %d (%s #%d)", id, gpus[i].Model, gpus[i].Index)
+				name = fmt.Sprintf("GPU %d (%s #%d)", id, gpus[i].NodeName, gpus[i].Index)
 			}
 		}
 		names = append(names, name)

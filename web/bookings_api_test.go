@@ -214,3 +214,32 @@ func TestBookingLiveLimit(t *testing.T) {
 		t.Fatalf("a sixth booking: %d %s", st, body)
 	}
 }
+
+// Named GPUs and counts share one pool: with 6 of 8 GPUs booked by count
+// and 2 more by name, a ninth is refused, and the message names both.
+func TestBookingNamedAndCountShareThePool(t *testing.T) {
+	t.Parallel()
+	s := withNode(t, 8)
+	ana, anaUser := s.UserToken(t, models.RoleMember)
+	bo, boUser := s.UserToken(t, models.RoleMember)
+	cy, _ := s.UserToken(t, models.RoleMember)
+	if st, body := s.Do(t, "POST", "/api/v1/bookings", ana, bookingBody(6, 9, 17)); st != 201 {
+		t.Fatalf("ana books 6: %d %s", st, body)
+	}
+	ids := gpuIDs(t, s)
+	from, to := window(10, 12)
+	if st, body := s.Do(t, "POST", "/api/v1/bookings", bo, fmt.Sprintf(`{"gpu_ids":[%d,%d],"starts_at":%q,"ends_at":%q}`, ids[6], ids[7], from, to)); st != 201 {
+		t.Fatalf("bo books 2 named GPUs: %d %s", st, body)
+	}
+	// A named GPU that ana's count still leaves room for is refused too: 6 by count need 6 of the other GPUs.
+	st, body := s.Do(t, "POST", "/api/v1/bookings", cy, fmt.Sprintf(`{"gpu_ids":[%d],"starts_at":%q,"ends_at":%q}`, ids[0], from, to))
+	msg, code := testserver.APIError(t, body)
+	if st != 409 || code != "booking_clash" || !strings.Contains(msg, anaUser.Email) || !strings.Contains(msg, boUser.Email) {
+		t.Fatalf("a ninth GPU by name: %d %s", st, body)
+	}
+	// Outside bo's window, one GPU by name fits beside ana's 6.
+	from, to = window(13, 14)
+	if st, body := s.Do(t, "POST", "/api/v1/bookings", cy, fmt.Sprintf(`{"gpu_ids":[%d],"starts_at":%q,"ends_at":%q}`, ids[0], from, to)); st != 201 {
+		t.Fatalf("a GPU by name after bo's window: %d %s", st, body)
+	}
+}
