@@ -75,6 +75,22 @@ func TestBookingsPageWithoutJavaScript(t *testing.T) {
 	if st, _, _ := postForm(t, s, bo, "/bookings", form("3")); st != http.StatusSeeOther {
 		t.Fatalf("after the cancel bo books: %d", st)
 	}
+
+	// An agent's pre-warm hold shows in today's row too, marked as a hold.
+	boUser, err := models.GetUserByEmail(t.Context(), s.DB.Bun, "bo@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, _, err := models.CreateUserToken(t.Context(), s.DB.Bun, boUser.ID, "agent", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, body := s.Do(t, "POST", "/api/v1/holds", tok, `{"gpu_count":1,"monitor":"train-log"}`); st != http.StatusAccepted {
+		t.Fatalf("bo's agent holds a GPU: %d %s", st, body)
+	}
+	if page := getPage(t, ana, s.URL+"/bookings"); !strings.Contains(page, "kind-hold") || !strings.Contains(page, `badge state-held">hold`) {
+		t.Error("the calendar does not show bo's hold")
+	}
 }
 
 // Members see every job's page but act only on their own: another
@@ -143,11 +159,60 @@ func TestJobPageAccess(t *testing.T) {
 }
 
 // The queue page's filters travel in the query string, into the live
-// fragment's URL and the actions'.
+// fragment's URL and the actions'; mine, team and state narrow the jobs.
 func TestQueuePageFilters(t *testing.T) {
 	t.Parallel()
 	s := withNode(t, 8)
 	ana := s.Login(t, "ana@example.com")
+	ctx := t.Context()
+	team, err := models.CreateTeam(ctx, s.DB.Bun, "vision", 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	submit := func(email, name string, gpus int, team *models.Team) {
+		u, err := models.GetUserByEmail(ctx, s.DB.Bun, email)
+		if err != nil {
+			u, err = models.CreateUser(ctx, s.DB.Bun, email, "", models.RoleMember)
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if team != nil {
+			if err := models.SetUserTeam(ctx, s.DB.Bun, u.ID, &team.ID); err != nil {
+				t.Fatal(err)
+			}
+			u.TeamID = &team.ID
+		}
+		j := &models.Job{Name: name, OwnerID: u.ID, TeamID: u.TeamID, GPUCount: gpus, Executor: models.ExecutorLease, Priority: 2}
+		if err := models.CreateJob(ctx, s.DB.Pool, j, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	submit("ana@example.com", "ana-job", 1, team)
+	submit("bo@example.com", "bo-job", 1, team)
+	submit("cy@example.com", "cy-job", 1, nil)
+	for path, want := range map[string][]string{
+		"/fragments/queue":                      {"ana-job", "bo-job", "cy-job"},
+		"/fragments/queue?mine=1":               {"ana-job"},
+		"/fragments/queue?team=1":               {"ana-job", "bo-job"},
+		"/fragments/queue?state=waiting":        {},
+		"/fragments/queue?mine=1&state=running": {"ana-job"},
+	} {
+		var names []string
+		waitFor(t, path+" as expected", func() bool {
+			page := getPage(t, ana, s.URL+path)
+			names = names[:0]
+			for _, n := range []string{"ana-job", "bo-job", "cy-job"} {
+				if strings.Contains(page, n) {
+					names = append(names, n)
+				}
+			}
+			return strings.Join(names, ",") == strings.Join(want, ",")
+		})
+	}
+	if page := getPage(t, ana, s.URL+"/queue"); !strings.Contains(page, `data-testid="filter-team"`) {
+		t.Error("ana, in a team, is not offered the team filter")
+	}
 	page := getPage(t, ana, s.URL+"/queue?mine=1&state=waiting")
 	for _, want := range []string{`hx-get="/fragments/queue?mine=1&amp;state=waiting"`, `hx-post="/queue?mine=1&amp;state=waiting"`} {
 		if !strings.Contains(page, want) {
