@@ -60,7 +60,9 @@ func TestQueueSubmitAndFollowLogsInBrowser(t *testing.T) {
 	err = chromedp.Do(tab,
 		chromedp.Click(`#queue [data-testid=job-link]`),
 		chromedp.WaitVisible(`[data-testid=job-log]`),
-		chromedp.Evaluate[chromedp.Void](`window.__sameDocument = true`),
+		// Count the "logs" events the page's event stream delivers.
+		chromedp.Evaluate[chromedp.Void](`window.__sameDocument = true; window.__logEvents = 0;
+			document.body.addEventListener('htmx:sseMessage', e => { if (e.detail && e.detail.type === 'logs') window.__logEvents++ })`),
 	)
 	if err != nil {
 		t.Fatalf("open the job's page: %v", err)
@@ -80,4 +82,7 @@ func TestQueueSubmitAndFollowLogsInBrowser(t *testing.T) {
 		`document.querySelector('[data-testid=job-state]').innerText === 'completed' &&
 		 document.querySelector('[data-testid=job-timeline]').innerText.includes('running')`, 15*time.Second)
 	screenshot(t, tab, "job-logs.png")
+	if n, err := chromedp.Run(tab, chromedp.Evaluate[int](`window.__logEvents`)); err != nil || n == 0 {
+		t.Errorf("the page got %d \"logs\" events over SSE while the job wrote its output (%v)", n, err)
+	}
 }
