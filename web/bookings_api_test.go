@@ -199,6 +199,19 @@ func TestBookingConcurrent(t *testing.T) {
 	}
 }
 
+// A retry with the same Idempotency-Key gets the same booking, not a clash
+// with itself.
+func TestBookingIdempotent(t *testing.T) {
+	t.Parallel()
+	s := withNode(t, 8)
+	tok, _ := s.UserToken(t, models.RoleMember)
+	st1, b1 := doKey(t, s, "POST", "/api/v1/bookings", tok, "retry-1", bookingBody(8, 9, 10))
+	st2, b2 := doKey(t, s, "POST", "/api/v1/bookings", tok, "retry-1", bookingBody(8, 9, 10))
+	if st1 != 201 || st2 != 201 || string(b1) != string(b2) {
+		t.Fatalf("a retried booking: %d %s, then %d %s", st1, b1, st2, b2)
+	}
+}
+
 // The per-user limit of live bookings is enforced.
 func TestBookingLiveLimit(t *testing.T) {
 	t.Parallel()
