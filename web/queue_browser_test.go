@@ -75,6 +75,7 @@ func TestQueueSubmitAndFollowLogsInBrowser(t *testing.T) {
 	if contains([]byte(first), "step 6") {
 		t.Fatalf("the output was complete at first sight, so following it was not tested: %q", first)
 	}
+	screenshot(t, tab, "job-running.png")
 	poll(t, tab, "the rest of the output, followed without a reload",
 		`window.__sameDocument === true && document.querySelector('[data-testid=job-log]').innerText.includes('step 6') &&
 		 document.querySelector('[data-testid=job-log]').innerText.includes('end of output')`, 30*time.Second)
@@ -85,4 +86,17 @@ func TestQueueSubmitAndFollowLogsInBrowser(t *testing.T) {
 	if n, err := chromedp.Run(tab, chromedp.Evaluate[int](`window.__logEvents`)); err != nil || n == 0 {
 		t.Errorf("the page got %d \"logs\" events over SSE while the job wrote its output (%v)", n, err)
 	}
+
+	// At phone width the job and queue pages fit the screen (tables scroll in their cards).
+	for _, page := range []string{"/jobs/1", "/queue"} {
+		if err := chromedp.Do(tab, chromedp.EmulateViewport(390, 844), chromedp.Navigate(s.URL+page), chromedp.WaitVisible(`main`)); err != nil {
+			t.Fatal(err)
+		}
+		fits, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.documentElement.scrollWidth <= window.innerWidth + 1`))
+		if err != nil || !fits {
+			screenshot(t, tab, "phone-failed.png")
+			t.Fatalf("%s is wider than a phone's screen (%v)", page, err)
+		}
+	}
+	screenshot(t, tab, "queue-phone.png")
 }
