@@ -35,6 +35,7 @@ func (h *Handlers) BookingCreatePage(c echo.Context) error {
 		return err
 	}
 	form := bookingForm(gpus, week, h.Now())
+	form.CSRF = csrfToken(c)
 	r, err := readBookingForm(c, &form)
 	var row *models.BookingRow
 	if err == nil {
@@ -65,6 +66,7 @@ func (h *Handlers) BookingCreatePage(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, "/bookings?week="+row.StartsAt.UTC().Format("2006-01-02"))
 	}
 	done := bookingForm(gpus, week, h.Now())
+	done.CSRF = csrfToken(c)
 	done.Done = fmt.Sprintf("Booked #%d: %s, %s.", row.ID, calendarBar(u, row, gpuIndex(gpus), week, h.Now()).GPUs, models.Window(row.StartsAt, row.EndsAt))
 	return render(c, http.StatusOK, views.BookingFormCard(done))
 }

@@ -65,7 +65,8 @@ func (h *Handlers) calendar(c echo.Context, day string) (views.Calendar, error) 
 	if err != nil {
 		return views.Calendar{}, err
 	}
-	cal := views.Calendar{WeekStart: start, Now: now, Form: bookingForm(gpus, start, now)}
+	cal := views.Calendar{WeekStart: start, Now: now, Form: bookingForm(gpus, start, now), CSRF: csrfToken(c)}
+	cal.Form.CSRF = cal.CSRF
 	cal.Rows = calendarRows(userOf(c), gpus, rows, start, now)
 	return cal, nil
 }

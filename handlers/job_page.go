@@ -105,9 +105,7 @@ func (h *Handlers) jobView(c echo.Context) (views.JobDetail, error) {
 	d := views.JobDetail{ID: j.ID, Name: j.Name, Owner: owner.Email, State: j.State, Priority: priorityNames[j.Priority],
 		Code: j.PendingCode, Reason: j.PendingReason, CanAct: mayAct && !models.IsTerminal(j.State), CanSeeLogs: mayAct,
 		Now: h.Now(), Spec: jobFields(j), Admin: u.IsAdmin()}
-	if tok, ok := c.Get("csrf").(string); ok {
-		d.CSRF = tok
-	}
+	d.CSRF = csrfToken(c)
 	if j.QueuePosition != nil {
 		d.Position = *j.QueuePosition
 	}

@@ -65,10 +65,11 @@ func (h *Handlers) queueView(c echo.Context) (views.Queue, error) {
 	if err != nil {
 		return views.Queue{}, err
 	}
-	q := views.Queue{Mine: mine, Filter: filter, UpdatedAt: h.Now()}
+	q := views.Queue{Mine: mine, Filter: filter, UpdatedAt: h.Now(), CSRF: csrfToken(c)}
 	if q.Form, err = h.submitForm(ctx, u, filter); err != nil {
 		return views.Queue{}, err
 	}
+	q.Form.CSRF = q.CSRF
 	for i := range jobs {
 		j := &jobs[i]
 		row := views.QueueJob{ID: j.ID, Name: j.Name, User: emails[j.OwnerID], State: j.State, GPUs: j.GPUCount,

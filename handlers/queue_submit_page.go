@@ -32,6 +32,7 @@ func (h *Handlers) QueueSubmitPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	form.CSRF = csrfToken(c)
 	form.Name, form.GPUModel, form.Command = c.FormValue("name"), c.FormValue("gpu_model"), c.FormValue("command")
 	form.Duration, form.Priority, form.Executor = c.FormValue("estimated_duration"), c.FormValue("priority"), c.FormValue("executor")
 	job, err := h.submitFromForm(ctx, c, u, &form)
@@ -61,6 +62,7 @@ func (h *Handlers) QueueSubmitPage(c echo.Context) error {
 		return err
 	}
 	done.DoneID = job.ID
+	done.CSRF = form.CSRF
 	return render(c, http.StatusOK, views.SubmitJobForm(done))
 }
 

@@ -9,6 +9,7 @@ type Calendar struct {
 	Now       time.Time
 	Rows      []CalendarRow
 	Form      BookingForm
+	CSRF      string // for the cancel forms without JavaScript
 }
 
 // CalendarRow is a row of the week grid: a node (bookings of its named
@@ -47,6 +48,7 @@ type BookingForm struct {
 	Models   []string
 	GPUs     []BookingGPU
 	Week     string // the week shown, carried back after a plain form post
+	CSRF     string
 }
 
 // BookingGPU is a GPU the form offers by name.

@@ -14,6 +14,7 @@ type Queue struct {
 	Filter    QueueFilter
 	UpdatedAt time.Time
 	Form      SubmitForm
+	CSRF      string // for the row forms without JavaScript
 }
 
 // QueueFilter narrows the queue page; it travels in the query string so
@@ -77,4 +78,5 @@ type SubmitForm struct {
 	Models   []string
 	Admin    bool // may choose critical
 	Filter   QueueFilter
+	CSRF     string
 }

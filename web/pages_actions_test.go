@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"fmt"
+	"regexp"
 	"io"
 	"net/http"
 	"net/url"
@@ -27,6 +28,35 @@ func postForm(t *testing.T, s *testserver.Server, c *http.Client, path string, v
 	return resp.StatusCode, string(b), resp.Header.Get("Location")
 }
 
+var hiddenCSRF = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
+
+// submitPageForm posts, as a browser without JavaScript would, the form of
+// page whose action starts with action, with its own hidden _csrf field and
+// v; it returns status, body and the redirect target.
+func submitPageForm(t *testing.T, s *testserver.Server, c *http.Client, page, action string, v url.Values) (int, string, string) {
+	t.Helper()
+	html := getPage(t, c, s.URL+page)
+	i := strings.Index(html, `action="`+action)
+	if i < 0 {
+		t.Fatalf("%s has no form to %s", page, action)
+	}
+	end := strings.Index(html[i:], "</form>")
+	m := hiddenCSRF.FindStringSubmatch(html[i : i+end])
+	if m == nil {
+		t.Fatalf("the form to %s on %s has no _csrf field", action, page)
+	}
+	target := html[i+len(`action="`):]
+	target = strings.ReplaceAll(target[:strings.Index(target, `"`)], "&amp;", "&")
+	v.Set("_csrf", m[1])
+	resp, err := c.PostForm(s.URL+target, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header.Get("Location")
+}
+
 // The calendar works without JavaScript: a plain form books and is sent to
 // the booking's week; a clash answers 409 with the page and the message;
 // the owner cancels from the page, another member may not.
@@ -40,7 +70,7 @@ func TestBookingsPageWithoutJavaScript(t *testing.T) {
 		return url.Values{"gpu_count": {n}, "starts_at": {day.Add(9 * time.Hour).Format("2006-01-02T15:04")},
 			"ends_at": {day.Add(18 * time.Hour).Format("2006-01-02T15:04")}, "note": {"big run"}}
 	}
-	st, _, loc := postForm(t, s, ana, "/bookings", form("6"))
+	st, _, loc := submitPageForm(t, s, ana, "/bookings", "/bookings", form("6"))
 	if st != http.StatusSeeOther || loc != "/bookings?week="+day.Format("2006-01-02") {
 		t.Fatalf("ana books 6 GPUs: %d → %q", st, loc)
 	}
@@ -69,7 +99,7 @@ func TestBookingsPageWithoutJavaScript(t *testing.T) {
 	if st, _, _ := postForm(t, s, bo, fmt.Sprintf("/bookings/%d/cancel", id), url.Values{}); st != http.StatusForbidden {
 		t.Fatalf("bo cancels ana's booking: %d", st)
 	}
-	if st, _, _ := postForm(t, s, ana, fmt.Sprintf("/bookings/%d/cancel?week=%s", id, day.Format("2006-01-02")), url.Values{}); st != http.StatusSeeOther {
+	if st, _, _ := submitPageForm(t, s, ana, loc, fmt.Sprintf("/bookings/%d/cancel", id), url.Values{}); st != http.StatusSeeOther {
 		t.Fatalf("ana cancels her booking: %d", st)
 	}
 	if st, _, _ := postForm(t, s, bo, "/bookings", form("3")); st != http.StatusSeeOther {
@@ -105,7 +135,7 @@ func TestJobPageAccess(t *testing.T) {
 	if st != http.StatusBadRequest {
 		t.Fatalf("a job too big for any node: %d", st)
 	}
-	st, _, loc = postForm(t, s, ana, "/queue", url.Values{"name": {"ana-job"}, "gpu_count": {"8"}, "executor": {"lease"}, "priority": {"high"}, "estimated_duration": {"2h"}})
+	st, _, loc = submitPageForm(t, s, ana, "/queue", "/queue", url.Values{"name": {"ana-job"}, "gpu_count": {"8"}, "executor": {"lease"}, "priority": {"high"}, "estimated_duration": {"2h"}})
 	if st != http.StatusSeeOther || !strings.HasPrefix(loc, "/jobs/") {
 		t.Fatalf("submit from the page: %d → %q", st, loc)
 	}
@@ -123,6 +153,10 @@ func TestJobPageAccess(t *testing.T) {
 		t.Error("another member is offered the actions or the output")
 	}
 	id := strings.TrimPrefix(loc, "/jobs/")
+	// The queue's row form works without JavaScript too.
+	if st, _, _ := submitPageForm(t, s, ana, "/queue", "/jobs/"+id+"/priority", url.Values{"priority": {"normal"}}); st != http.StatusSeeOther {
+		t.Fatalf("ana sets normal from the queue page's row form: %d", st)
+	}
 	steps := []struct {
 		name   string
 		c      *http.Client
