@@ -2,10 +2,10 @@ package web_test
 
 import (
 	"fmt"
-	"regexp"
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
