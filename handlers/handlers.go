@@ -28,6 +28,9 @@ type Config struct {
 	HoldTTL           time.Duration // how long a pre-warm hold keeps GPUs free (0: 15 minutes)
 	HoldLimit         int           // live holds per user (0: 2)
 	DefaultExecutor   string        // of a submitted job that names none ("": node)
+
+	// Bookings calendar: per-user limits (zero values take the defaults in booking_limits.go).
+	Bookings BookingLimits
 }
 
 // Sessions signs browser users in and out (implemented by web).

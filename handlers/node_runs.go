@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -46,10 +47,17 @@ func (h *Handlers) NodeCommandLogs(c echo.Context) error {
 	case len(chunk.Data) > maxLogChunk:
 		return invalid("data", "at most %d bytes per chunk", maxLogChunk)
 	}
-	return h.withCommand(c, func(ctx context.Context, tx *models.Tx, cmd *models.NodeCommand) error {
+	var job int64
+	err := h.withCommand(c, func(ctx context.Context, tx *models.Tx, cmd *models.NodeCommand) error {
 		if cmd.Kind != models.CommandStart {
 			return Errorf(http.StatusConflict, "not_a_start", "command %d is a %s; output belongs to start commands", cmd.ID, cmd.Kind)
 		}
+		job = cmd.JobID
 		return models.AppendLog(ctx, tx, cmd.ID, cmd.JobID, chunk.Offset, chunk.Data, h.Now())
 	})
+	if err == nil && h.Notifier != nil {
+		// Job pages follow the output (SSE "logs"); after the commit, coalesced.
+		h.Notifier.Signal(models.ChannelLogs, strconv.FormatInt(job, 10))
+	}
+	return err
 }

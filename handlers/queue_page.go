@@ -11,8 +11,9 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
 
-// QueuePage handles GET /queue[?mine=1]: waiting jobs in scheduler order
-// with place, reason and expected start; running jobs with elapsed time.
+// QueuePage handles GET /queue[?mine=1|team=1][&state=waiting|running]:
+// waiting jobs in scheduler order with place, reason and expected start;
+// running jobs with elapsed time and expected end; the form to submit.
 func (h *Handlers) QueuePage(c echo.Context) error {
 	q, err := h.queueView(c)
 	if err != nil {
@@ -42,20 +43,20 @@ func (h *Handlers) JobCancelPage(c echo.Context) error {
 	if _, err := h.cancelJob(c, userOf(c), id); err != nil {
 		return err
 	}
-	if c.Request().Header.Get("HX-Request") == "true" {
+	if c.FormValue("return") != "job" && c.Request().Header.Get("HX-Request") == "true" {
 		return h.QueueFragment(c)
 	}
-	return c.Redirect(http.StatusSeeOther, "/queue")
+	return c.Redirect(http.StatusSeeOther, pageBack(c, id))
 }
 
 func (h *Handlers) queueView(c echo.Context) (views.Queue, error) {
 	ctx := c.Request().Context()
 	u := userOf(c)
-	f := models.JobFilter{States: []string{models.JobQueued, models.JobScheduled, models.JobAllocating, models.JobRunning}, Limit: 2000}
-	mine := c.QueryParam("mine") == "1" || c.QueryParam("mine") == "true"
-	if mine {
-		f.OwnerID = &u.ID
+	filter, f, err := queueFilter(c, u)
+	if err != nil {
+		return views.Queue{}, err
 	}
+	mine := filter.Mine
 	jobs, err := models.ListJobs(ctx, h.DB.Bun, f)
 	if err != nil {
 		return views.Queue{}, fmt.Errorf("handlers: queue page: %w", err)
@@ -64,7 +65,11 @@ func (h *Handlers) queueView(c echo.Context) (views.Queue, error) {
 	if err != nil {
 		return views.Queue{}, err
 	}
-	q := views.Queue{Mine: mine, UpdatedAt: h.Now()}
+	q := views.Queue{Mine: mine, Filter: filter, UpdatedAt: h.Now(), CSRF: csrfToken(c)}
+	if q.Form, err = h.submitForm(ctx, u, filter); err != nil {
+		return views.Queue{}, err
+	}
+	q.Form.CSRF = q.CSRF
 	for i := range jobs {
 		j := &jobs[i]
 		row := views.QueueJob{ID: j.ID, Name: j.Name, User: emails[j.OwnerID], State: j.State, GPUs: j.GPUCount,
@@ -90,3 +95,32 @@ func (h *Handlers) queueView(c echo.Context) (views.Queue, error) {
 	}
 	return q, nil
 }
+
+// queueFilter reads the page's filters: mine=1, team=1 (the viewer's team),
+// state=waiting|running.
+func queueFilter(c echo.Context, u *models.User) (views.QueueFilter, models.JobFilter, error) {
+	on := func(name string) bool { v := c.QueryParam(name); return v == "1" || v == "true" }
+	vf := views.QueueFilter{Mine: on("mine"), Team: on("team") && u.TeamID != nil, State: c.QueryParam("state"), HasTeam: u.TeamID != nil}
+	f := models.JobFilter{Limit: 2000, Columns: queuePageColumns}
+	switch vf.State {
+	case "":
+		f.States = []string{models.JobQueued, models.JobScheduled, models.JobAllocating, models.JobRunning}
+	case "waiting":
+		f.States = []string{models.JobQueued}
+	case "running":
+		f.States = []string{models.JobScheduled, models.JobAllocating, models.JobRunning}
+	default:
+		return vf, f, invalid("state", "must be waiting or running, not %q", vf.State)
+	}
+	switch {
+	case vf.Mine:
+		f.OwnerID = &u.ID
+	case vf.Team:
+		f.TeamID = u.TeamID
+	}
+	return vf, f, nil
+}
+
+// queuePageColumns are the job columns the queue page shows.
+var queuePageColumns = []string{"id", "name", "owner_id", "state", "gpu_count", "priority", "executor", "queue_position",
+	"pending_code", "pending_reason", "estimated_start_at", "submitted_at", "started_at", "estimated_duration_s"}

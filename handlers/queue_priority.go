@@ -36,8 +36,18 @@ func (h *Handlers) QueuePriority(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	out, err := h.setPriority(c, u, id, p)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// setPriority sets the priority of job id for u (owner or admin) and
+// answers the job; API and pages share it.
+func (h *Handlers) setPriority(c echo.Context, u *models.User, id int64, p int) (JobJSON, error) {
 	var out JobJSON
-	err = h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
+	err := h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
 		j, err := ownJob(ctx, tx, u, id)
 		if err != nil {
 			return err
@@ -57,7 +67,7 @@ func (h *Handlers) QueuePriority(c echo.Context) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("handlers: priority of job %d: %w", id, err)
+		return JobJSON{}, fmt.Errorf("handlers: priority of job %d: %w", id, err)
 	}
-	return c.JSON(http.StatusOK, out)
+	return out, nil
 }

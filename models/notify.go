@@ -25,10 +25,13 @@ const (
 	// ChannelQueue says a pass changed what the queue shows (positions,
 	// reasons, expected starts); pages listen, the scheduler does not.
 	ChannelQueue = "gpusched_queue"
+	// ChannelLogs says a job's output grew (payload: the job id); job
+	// pages listen to follow it.
+	ChannelLogs = "gpusched_logs"
 )
 
 // Channels lists every channel a Listener subscribes to.
-var Channels = []string{ChannelJobs, ChannelGPUs, ChannelNodes, ChannelBookings, ChannelScheduler, ChannelTokens, ChannelQueue}
+var Channels = []string{ChannelJobs, ChannelGPUs, ChannelNodes, ChannelBookings, ChannelScheduler, ChannelTokens, ChannelQueue, ChannelLogs}
 
 // Notify sends a change signal on channel with a short payload. Sent inside a
 // transaction, it is delivered only if and when the transaction commits.

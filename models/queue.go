@@ -17,6 +17,9 @@ type JobFilter struct {
 	OwnerID *int64
 	TeamID  *int64
 	Limit   int
+	// Columns, when set, are the only columns read (pages that show a
+	// few fields of many jobs).
+	Columns []string
 }
 
 // ListJobs returns jobs matching f: pending ones in queue order, others
@@ -24,6 +27,9 @@ type JobFilter struct {
 func ListJobs(ctx context.Context, db bun.IDB, f JobFilter) ([]Job, error) {
 	var out []Job
 	q := db.NewSelect().Model(&out)
+	if len(f.Columns) > 0 {
+		q = q.Column(f.Columns...)
+	}
 	if len(f.States) > 0 {
 		q = q.Where("state IN (?)", bun.In(f.States))
 	}

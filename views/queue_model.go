@@ -1,6 +1,9 @@
 package views
 
-import "time"
+import (
+	"net/url"
+	"time"
+)
 
 // Queue is the queue page's model: jobs waiting in scheduler order, and
 // jobs holding GPUs.
@@ -8,7 +11,37 @@ type Queue struct {
 	Pending   []QueueJob
 	Running   []QueueJob
 	Mine      bool // only the signed-in user's jobs are shown
+	Filter    QueueFilter
 	UpdatedAt time.Time
+	Form      SubmitForm
+	CSRF      string // for the row forms without JavaScript
+}
+
+// QueueFilter narrows the queue page; it travels in the query string so
+// that live refreshes and actions keep it.
+type QueueFilter struct {
+	Mine    bool   // only the viewer's jobs
+	Team    bool   // only the viewer's team's jobs
+	State   string // "" (waiting and running), "waiting" or "running"
+	HasTeam bool   // the viewer belongs to a team (the filter is offered)
+}
+
+// Query is the filter as a query string ("" or "?mine=1&state=running").
+func (f QueueFilter) Query() string {
+	v := url.Values{}
+	if f.Mine {
+		v.Set("mine", "1")
+	}
+	if f.Team {
+		v.Set("team", "1")
+	}
+	if f.State != "" {
+		v.Set("state", f.State)
+	}
+	if len(v) == 0 {
+		return ""
+	}
+	return "?" + v.Encode()
 }
 
 // QueueJob is one row of the queue page.
@@ -28,4 +61,22 @@ type QueueJob struct {
 	Started     time.Time
 	ExpectedEnd time.Time
 	CanCancel   bool // the viewer owns it or is an admin
+}
+
+// SubmitForm is the queue page's form to submit a job, with what was
+// entered and the outcome.
+type SubmitForm struct {
+	Name     string
+	GPUCount int
+	GPUModel string
+	Command  string
+	Duration string // "90m", "2h"
+	Priority string
+	Executor string // "node" or "lease"
+	Error    string
+	DoneID   int64 // the job just submitted
+	Models   []string
+	Admin    bool // may choose critical
+	Filter   QueueFilter
+	CSRF     string
 }

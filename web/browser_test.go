@@ -32,7 +32,8 @@ func startFakeNodes(t *testing.T, s *testserver.Server, spec string) {
 	for i := range fs.Nodes {
 		name := fmt.Sprintf("sim-%d", i+1)
 		tok, _ := s.NodeToken(t, name)
-		a := &node.Agent{Client: apiclient.New(s.URL, tok), GPUs: gpu.NewFake(name, fs), Hostname: name, Logger: s.Logger, Interval: time.Second}
+		a := &node.Agent{Client: apiclient.New(s.URL, tok), GPUs: gpu.NewFake(name, fs), Hostname: name, Logger: s.Logger, Interval: time.Second,
+			StateDir: t.TempDir()}
 		go func() { _ = a.Run(ctx); done <- struct{}{} }()
 	}
 	t.Cleanup(func() {

@@ -40,6 +40,10 @@ func (s *Server) routes(o Options) {
 	user.GET("/jobs/:id", h.JobGet)
 	user.GET("/jobs/:id/logs", h.JobLogs)
 	user.GET("/cluster/idle-gpus", h.IdleGPUs)
+	// Bookings calendar (API).
+	user.GET("/bookings", h.BookingsList)
+	user.POST("/bookings", h.BookingCreate)
+	user.DELETE("/bookings/:id", h.BookingCancel)
 	user.GET("/orchestrator/status", h.OrchestratorStatus)
 	user.GET("/orchestrator/policies", h.OrchestratorPolicies)
 	admin := user.Group("", adminOnly)
@@ -107,6 +111,17 @@ func (s *Server) routes(o Options) {
 	in.GET("/queue", h.QueuePage)
 	in.GET("/fragments/queue", h.QueueFragment)
 	in.POST("/jobs/:id/cancel", h.JobCancelPage)
+	// Job detail page and queue actions.
+	in.GET("/jobs/:id", h.JobPage)
+	in.GET("/fragments/jobs/:id", h.JobFragment)
+	in.GET("/fragments/jobs/:id/logs", h.JobLogsFragment)
+	in.POST("/jobs/:id/priority", h.JobPriorityPage)
+	in.POST("/queue", h.QueueSubmitPage)
+	// Bookings calendar (pages).
+	in.GET("/bookings", h.BookingsPage)
+	in.GET("/fragments/bookings", h.BookingsFragment)
+	in.POST("/bookings", h.BookingCreatePage)
+	in.POST("/bookings/:id/cancel", h.BookingCancelPage)
 	in.GET("/events", s.hub.Stream)
 	// API tokens and admin pages (sign-in branch).
 	in.GET("/settings/tokens", h.TokensPage)

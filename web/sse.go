@@ -15,7 +15,7 @@ import (
 )
 
 // sseTopics are the event names browsers may subscribe to.
-var sseTopics = []string{"jobs", "gpus", "nodes", "bookings", "queue"}
+var sseTopics = []string{"jobs", "gpus", "nodes", "bookings", "queue", "logs"}
 
 // Hub pushes change signals from PostgreSQL LISTEN/NOTIFY to browsers as
 // named SSE events. Bursts are coalesced: each topic fires at most once a

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/gpuscheduler/gpuscheduler/handlers"
 	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/internal/signin"
 )
@@ -61,6 +62,11 @@ type Config struct {
 	HoldTTL time.Duration
 	// HoldLimit is how many live holds one user may have (GPUSCHED_HOLD_LIMIT, default 2).
 	HoldLimit int
+	// Bookings are the calendar's per-user limits: GPUSCHED_BOOKING_MAX_GPUS (GPUs in one
+	// booking, default 8), GPUSCHED_BOOKING_MAX_AHEAD (how far ahead one may start, 720h),
+	// GPUSCHED_BOOKING_MAX_LENGTH (72h) and GPUSCHED_BOOKING_MAX_LIVE (upcoming and
+	// active bookings per user, 5).
+	Bookings handlers.BookingLimits
 	// Scoring is the scoring service's model: SCHEDULER_LAMBDA_UNCERTAINTY (λ, default 0.3),
 	// SCHEDULER_BETA_EXPLORATION (β, 0.7), SCHEDULER_GAMMA_INTERFERENCE (γ, 0),
 	// SCHEDULER_EXPLORATION_CAP (0.25) and SCHEDULER_ENABLE_INTERFERENCE (false).
@@ -155,6 +161,18 @@ func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 		fail("GPUSCHED_HOLD_LIMIT=%q must be a number ≥ 1", holdLimit)
 	}
 	c.Ray, c.DefaultExecutor = rayConfig(str, dur, fail) // Ray dispatch
+	// Bookings calendar limits.
+	c.Bookings = handlers.BookingLimits{MaxAhead: dur("GPUSCHED_BOOKING_MAX_AHEAD", 30*24*time.Hour),
+		MaxLength: dur("GPUSCHED_BOOKING_MAX_LENGTH", 72*time.Hour)}
+	for _, v := range []struct {
+		env, def string
+		dst      *int
+	}{{"GPUSCHED_BOOKING_MAX_GPUS", "8", &c.Bookings.MaxGPUs}, {"GPUSCHED_BOOKING_MAX_LIVE", "5", &c.Bookings.MaxLive}} {
+		s := str("", v.def, v.env)
+		if *v.dst, err = strconv.Atoi(s); err != nil || *v.dst < 1 {
+			fail("%s=%q must be a number ≥ 1", v.env, s)
+		}
+	}
 	if c.BaseURL == "" {
 		c.BaseURL = "http://" + c.Listen
 	}

@@ -38,7 +38,8 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newServeCmd(), newMigrateCmd(), newNodeCmd(), newVersionCmd(), newUserCmd(), newTokenCmd(), newSimCmd(), newDevCmd(),
-		newSubmitCmd(), newQueueCmd(), newCancelCmd(), newRunCmd(), newLogsCmd(), newLoginCmd())
+		newSubmitCmd(), newQueueCmd(), newCancelCmd(), newRunCmd(), newLogsCmd(), newLoginCmd(),
+		newBookCmd(), newBookingsCmd()) // bookings calendar
 	return root
 }
 

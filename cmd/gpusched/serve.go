@@ -99,7 +99,8 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 		Listener: listener, CanRun: deps.Executors.Has, Stop: deps.Stop,
 		Notifier: &models.Notifier{Pool: db.Pool, Logger: logger, Window: 50 * time.Millisecond},
 		Config: handlers.Config{Version: version, Dev: cfg.Dev, DevLogin: devLogin, Admins: cfg.Admins, HeartbeatInterval: cfg.HeartbeatInterval,
-			HoldTTL: cfg.HoldTTL, HoldLimit: cfg.HoldLimit, DefaultExecutor: cfg.DefaultExecutor},
+			HoldTTL: cfg.HoldTTL, HoldLimit: cfg.HoldLimit, DefaultExecutor: cfg.DefaultExecutor,
+			Bookings: cfg.Bookings},
 	}
 	// Sign-in providers: discovery now, so a wrong issuer fails at start.
 	h.Config.SignInPolicy = cfg.SignInPolicy

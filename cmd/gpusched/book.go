@@ -1,0 +1,170 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+)
+
+// bookTimeLayouts are the accepted forms of --from and --until.
+var bookTimeLayouts = []string{time.RFC3339, "2006-01-02 15:04", "2006-01-02T15:04"}
+
+// parseBookTime reads an RFC 3339 time, or "YYYY-MM-DD HH:MM" in the local
+// time zone.
+func parseBookTime(flag, s string) (time.Time, error) {
+	for _, l := range bookTimeLayouts {
+		if t, err := time.ParseInLocation(l, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("--%s %q: give a time like \"2026-11-23 09:00\" (local time) or 2026-11-23T09:00:00Z", flag, s)
+}
+
+func newBookCmd() *cobra.Command {
+	var req apiclient.BookingRequest
+	var from, until, ids string
+	var length time.Duration
+	cmd := &cobra.Command{
+		Use:   "book -g N [--type T | --gpu-ids 3,4] --from TIME (--until TIME | --for 8h)",
+		Short: "Book GPUs for a time window in the calendar",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if from == "" {
+				return fmt.Errorf("--from is required")
+			}
+			if req.StartsAt, err = parseBookTime("from", from); err != nil {
+				return err
+			}
+			switch {
+			case until != "" && length != 0:
+				return fmt.Errorf("give --until or --for, not both")
+			case until != "":
+				if req.EndsAt, err = parseBookTime("until", until); err != nil {
+					return err
+				}
+			case length > 0:
+				req.EndsAt = req.StartsAt.Add(length)
+			default:
+				return fmt.Errorf("--until or --for is required")
+			}
+			for s := range strings.SplitSeq(ids, ",") {
+				if s = strings.TrimSpace(s); s == "" {
+					continue
+				}
+				id, err := strconv.ParseInt(s, 10, 64)
+				if err != nil {
+					return fmt.Errorf("--gpu-ids: %q is not a GPU id", s)
+				}
+				req.GPUIDs = append(req.GPUIDs, id)
+			}
+			if len(req.GPUIDs) > 0 && !cmd.Flags().Changed("gpus") {
+				req.GPUCount = 0
+			}
+			c, err := apiClient(os.Getenv)
+			if err != nil {
+				return err
+			}
+			b, err := c.Book(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "booking %d: %s, %s – %s\n", b.ID, bookingGPUs(*b),
+				b.StartsAt.Local().Format("Mon 2 Jan 15:04"), b.EndsAt.Local().Format("Mon 2 Jan 15:04 MST"))
+			return nil
+		},
+	}
+	cmd.Flags().IntVarP(&req.GPUCount, "gpus", "g", 1, "how many GPUs")
+	cmd.Flags().StringVar(&req.GPUModel, "type", "", "GPU type, e.g. H100 (default: any)")
+	cmd.Flags().StringVar(&ids, "gpu-ids", "", "book these GPUs by id instead (comma-separated)")
+	cmd.Flags().StringVar(&from, "from", "", "start: \"2026-11-23 09:00\" (local time) or RFC 3339")
+	cmd.Flags().StringVar(&until, "until", "", "end, like --from")
+	cmd.Flags().DurationVar(&length, "for", 0, "length instead of --until, e.g. 8h")
+	cmd.Flags().StringVar(&req.Note, "note", "", "what the booking is for")
+	return cmd
+}
+
+func newBookingsCmd() *cobra.Command {
+	var mine, asJSON bool
+	var days int
+	cmd := &cobra.Command{
+		Use:   "bookings [--mine] [--days N]",
+		Short: "List the calendar's bookings and holds from now on",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if days < 1 || days > 366 {
+				return fmt.Errorf("--days must be 1–366")
+			}
+			c, err := apiClient(os.Getenv)
+			if err != nil {
+				return err
+			}
+			now := time.Now()
+			bs, err := c.Bookings(cmd.Context(), now, now.AddDate(0, 0, days), mine)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(bs)
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "ID\tKIND\tUSER\tGPUS\tFROM\tUNTIL\tSTATE\tNOTE")
+			for _, b := range bs {
+				fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", b.ID, b.Kind, b.User, bookingGPUs(b),
+					b.StartsAt.Local().Format("Mon 2 Jan 15:04"), b.EndsAt.Local().Format("Mon 2 Jan 15:04"), b.State, b.Note)
+			}
+			return w.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&mine, "mine", false, "only my bookings")
+	cmd.Flags().IntVar(&days, "days", 7, "how many days ahead")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cancel := &cobra.Command{
+		Use:   "cancel ID [ID…]",
+		Short: "Cancel bookings (yours; admins: any)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := apiClient(os.Getenv)
+			if err != nil {
+				return err
+			}
+			for _, a := range args {
+				id, err := strconv.ParseInt(a, 10, 64)
+				if err != nil {
+					return fmt.Errorf("%q is not a booking id", a)
+				}
+				b, err := c.CancelBooking(cmd.Context(), id)
+				if err != nil {
+					return fmt.Errorf("booking %d: %w", id, err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "booking %d %s\n", b.ID, b.State)
+			}
+			return nil
+		},
+	}
+	cmd.AddCommand(cancel)
+	return cmd
+}
+
+// bookingGPUs says what a booking claims: "2 × H100", "2 × any" or "GPUs 3,4".
+func bookingGPUs(b apiclient.Booking) string {
+	if len(b.GPUIDs) > 0 {
+		ids := make([]string, len(b.GPUIDs))
+		for i, id := range b.GPUIDs {
+			ids[i] = strconv.FormatInt(id, 10)
+		}
+		return "GPUs " + strings.Join(ids, ",")
+	}
+	if b.GPUModel == "" {
+		return fmt.Sprintf("%d × any", b.GPUCount)
+	}
+	return fmt.Sprintf("%d × %s", b.GPUCount, b.GPUModel)
+}

@@ -1,0 +1,138 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
+	"github.com/gpuscheduler/gpuscheduler/views"
+)
+
+// formTime is the value format of <input type="datetime-local">; the page
+// reads and writes it as UTC.
+const formTime = "2006-01-02T15:04"
+
+// BookingCreatePage handles POST /bookings, the calendar's form (CSRF
+// checked by the page group). htmx gets the form card back, with the
+// outcome; a plain form is sent to the booking's week, or gets the page
+// again with the refusal and its status (409 clash, 422/400 bad input).
+func (h *Handlers) BookingCreatePage(c echo.Context) error {
+	u := userOf(c)
+	ctx := c.Request().Context()
+	gpus, err := models.ListBookableGPUs(ctx, h.DB.Bun)
+	if err != nil {
+		return err
+	}
+	week, err := weekStart(c.FormValue("week"), h.Now())
+	if err != nil {
+		return err
+	}
+	form := bookingForm(gpus, week, h.Now())
+	form.CSRF = csrfToken(c)
+	r, err := readBookingForm(c, &form)
+	var row *models.BookingRow
+	if err == nil {
+		err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+			row, err = h.createBooking(ctx, tx, u, r)
+			return err
+		})
+	}
+	htmx := c.Request().Header.Get("HX-Request") == "true"
+	var apiErr *APIError
+	switch {
+	case errors.As(err, &apiErr):
+		form.Error = apiErr.Message
+		if htmx {
+			return render(c, http.StatusOK, views.BookingFormCard(form))
+		}
+		cal, cerr := h.calendar(c, form.Week)
+		if cerr != nil {
+			return cerr
+		}
+		cal.Form = form
+		return render(c, apiErr.Status, views.BookingsPage(h.Page(c, "Bookings", "bookings"), cal))
+	case err != nil:
+		return err
+	}
+	h.log(c).Info("booking created", "user", u.Email, "booking", row.ID, "gpus", row.GPUCount)
+	if !htmx {
+		return c.Redirect(http.StatusSeeOther, "/bookings?week="+row.StartsAt.UTC().Format("2006-01-02"))
+	}
+	done := bookingForm(gpus, week, h.Now())
+	done.CSRF = csrfToken(c)
+	done.Done = fmt.Sprintf("Booked #%d: %s, %s.", row.ID, calendarBar(u, row, gpuIndex(gpus), week, h.Now()).GPUs, models.Window(row.StartsAt, row.EndsAt))
+	return render(c, http.StatusOK, views.BookingFormCard(done))
+}
+
+// readBookingForm reads the form into a request, and into f so that a
+// refused form comes back as it was filled in. Named GPUs win over a count.
+func readBookingForm(c echo.Context, f *views.BookingForm) (*BookingRequest, error) {
+	f.GPUModel, f.Note = strings.TrimSpace(c.FormValue("gpu_model")), c.FormValue("note")
+	f.StartsAt, f.EndsAt = c.FormValue("starts_at"), c.FormValue("ends_at")
+	r := &BookingRequest{GPUModel: f.GPUModel, Note: f.Note}
+	params, _ := c.FormParams()
+	for _, s := range params["gpu_ids"] {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return r, invalid("gpu_ids", "%q is not a GPU id", s)
+		}
+		f.GPUIDs = append(f.GPUIDs, id)
+	}
+	if s := strings.TrimSpace(c.FormValue("gpu_count")); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return r, invalid("GPUs", "%q is not a number", s)
+		}
+		f.GPUCount = n
+	}
+	if len(f.GPUIDs) > 0 {
+		r.GPUIDs = f.GPUIDs
+		r.GPUModel = ""
+	} else {
+		r.GPUCount = f.GPUCount
+	}
+	var err error
+	for _, v := range []struct {
+		name, s string
+		dst     *time.Time
+	}{{"From", f.StartsAt, &r.StartsAt}, {"Until", f.EndsAt, &r.EndsAt}} {
+		if v.s == "" {
+			return r, invalid(v.name, "is required")
+		}
+		if *v.dst, err = time.Parse(formTime, v.s); err != nil {
+			return r, invalid(v.name, "%q is not a date and time like 2026-11-23T09:00", v.s)
+		}
+	}
+	return r, nil
+}
+
+func gpuIndex(gpus []models.BookableGPU) map[int64]models.BookableGPU {
+	out := make(map[int64]models.BookableGPU, len(gpus))
+	for _, g := range gpus {
+		out[g.ID] = g
+	}
+	return out
+}
+
+// BookingCancelPage handles POST /bookings/{id}/cancel from the calendar:
+// htmx gets the refreshed grid, a plain form is sent back to the week.
+func (h *Handlers) BookingCancelPage(c echo.Context) error {
+	id, err := bookingID(c)
+	if err != nil {
+		return err
+	}
+	if _, err := h.cancelBooking(c, id); err != nil {
+		return err
+	}
+	if c.Request().Header.Get("HX-Request") == "true" {
+		return h.BookingsFragment(c)
+	}
+	return c.Redirect(http.StatusSeeOther, "/bookings?week="+c.QueryParam("week"))
+}

@@ -1,0 +1,111 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// BookingRequest is the body of POST /api/v1/bookings.
+type BookingRequest = apiclient.BookingRequest
+
+// BookingJSON is a booking or hold as the API shows it.
+type BookingJSON = apiclient.Booking
+
+func bookingJSON(b *models.BookingRow, now time.Time) BookingJSON {
+	return BookingJSON{ID: b.ID, Kind: b.Kind, User: b.OwnerEmail, GPUCount: b.GPUCount, GPUModel: b.GPUModel,
+		GPUIDs: b.GPUIDs, StartsAt: b.StartsAt.UTC(), EndsAt: b.EndsAt.UTC(), Note: b.Note, State: b.State(now), CreatedAt: b.CreatedAt.UTC()}
+}
+
+// unprocessable returns a 422 for a well-formed request the rules refuse.
+func unprocessable(code, format string, args ...any) error {
+	return Errorf(http.StatusUnprocessableEntity, code, format, args...)
+}
+
+// bookingStartSlack lets a booking start a little in the past (a form
+// filled in slowly); it then starts now.
+const bookingStartSlack = 5 * time.Minute
+
+// bookingFrom validates r against the limits at now and returns the booking
+// to create and its named GPUs (sorted, without duplicates).
+func bookingFrom(u *models.User, r *BookingRequest, lim BookingLimits, now time.Time) (*models.Booking, []int64, error) {
+	lim = lim.WithDefaults()
+	model, note := strings.TrimSpace(r.GPUModel), strings.TrimSpace(r.Note)
+	ids := slices.Compact(slices.Sorted(slices.Values(r.GPUIDs)))
+	n := r.GPUCount
+	switch {
+	case r.StartsAt.IsZero() || r.EndsAt.IsZero():
+		return nil, nil, invalid("starts_at", "starts_at and ends_at are required (RFC 3339 times, e.g. 2026-11-23T09:00:00Z)")
+	case len(ids) != len(r.GPUIDs):
+		return nil, nil, invalid("gpu_ids", "names a GPU twice")
+	case len(ids) > 0 && ids[0] < 1:
+		return nil, nil, invalid("gpu_ids", "GPU ids are positive numbers")
+	case len(ids) > 0 && n != 0 && n != len(ids):
+		return nil, nil, invalid("gpu_count", "is %d but gpu_ids names %d GPUs; give one or the other", n, len(ids))
+	case len(ids) > 0 && model != "":
+		return nil, nil, invalid("gpu_model", "give a GPU type or specific GPUs, not both")
+	case len(ids) == 0 && n < 1:
+		return nil, nil, invalid("gpu_count", "must be at least 1 (or name GPUs in gpu_ids)")
+	case len(model) > 100 || len(note) > 500:
+		return nil, nil, invalid("note", "gpu_model is at most 100 characters and note at most 500")
+	}
+	if len(ids) > 0 {
+		n = len(ids)
+	}
+	start, end := r.StartsAt.UTC().Truncate(time.Second), r.EndsAt.UTC().Truncate(time.Second)
+	switch {
+	case !end.After(start):
+		return nil, nil, unprocessable("invalid_window", "the booking must end after it starts (%s is not after %s)",
+			end.Format(time.RFC3339), start.Format(time.RFC3339))
+	case !end.After(now):
+		return nil, nil, unprocessable("invalid_window", "the booking's window is over: it ended at %s", end.Format(time.RFC3339))
+	case start.Before(now.Add(-bookingStartSlack)):
+		return nil, nil, unprocessable("invalid_window", "the booking starts in the past (%s); book from now on", start.Format(time.RFC3339))
+	case n > lim.MaxGPUs:
+		return nil, nil, unprocessable("booking_too_large", "one booking may take at most %d GPUs, this one asks for %d", lim.MaxGPUs, n)
+	case start.After(now.Add(lim.MaxAhead)):
+		return nil, nil, unprocessable("booking_too_far", "bookings may start at most %s ahead", humanDuration(lim.MaxAhead))
+	case end.Sub(start) > lim.MaxLength:
+		return nil, nil, unprocessable("booking_too_long", "a booking may last at most %s, this one lasts %s", humanDuration(lim.MaxLength), humanDuration(end.Sub(start)))
+	}
+	if start.Before(now) {
+		start = now.UTC().Truncate(time.Second)
+	}
+	return &models.Booking{UserID: u.ID, GPUCount: n, GPUModel: model, StartsAt: start, EndsAt: end, Note: note, Source: "calendar"}, ids, nil
+}
+
+// humanDuration writes d as "30 days", "72h" or "90m".
+func humanDuration(d time.Duration) string {
+	switch {
+	case d >= 7*24*time.Hour && d%(24*time.Hour) == 0:
+		return fmt.Sprintf("%d days", d/(24*time.Hour))
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	}
+	return d.Round(time.Minute).String()
+}
+
+// bookingError maps the model's refusals to API errors.
+func bookingError(err error) error {
+	msg := err.Error()
+	if _, after, ok := strings.Cut(msg, ": "); ok {
+		msg = after
+	}
+	switch {
+	case errors.Is(err, models.ErrBookingClash):
+		return &APIError{Status: http.StatusConflict, Code: "booking_clash", Err: err, Message: "cannot book: " + msg}
+	case errors.Is(err, models.ErrBookingLimit):
+		return &APIError{Status: http.StatusConflict, Code: "booking_limit", Err: err, Message: msg + "; cancel one first"}
+	case errors.Is(err, models.ErrBookingGPUs):
+		return &APIError{Status: http.StatusUnprocessableEntity, Code: "no_such_gpus", Err: err, Message: "cannot book: " + msg}
+	case errors.Is(err, models.ErrNotOwner):
+		return &APIError{Status: http.StatusForbidden, Code: "forbidden", Err: err, Message: "only its owner or an admin may cancel a booking"}
+	}
+	return fromModel(err, "booking")
+}

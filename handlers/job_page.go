@@ -1,0 +1,191 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
+	"github.com/gpuscheduler/gpuscheduler/views"
+)
+
+// logTailBytes is how much of a job's output its page shows.
+const logTailBytes = 64 << 10
+
+// JobPage handles GET /jobs/{id}: the job's spec, live status (explanation
+// while pending, GPUs, timeline), actions for its owner and admins, and
+// the tail of its output. Every signed-in member may look at every job
+// (the team sees the cluster); only the owner and admins act on it and
+// read its output.
+func (h *Handlers) JobPage(c echo.Context) error {
+	d, err := h.jobView(c)
+	if err != nil {
+		return err
+	}
+	title := fmt.Sprintf("Job #%d", d.ID)
+	if d.Name != "" {
+		title = fmt.Sprintf("%s (#%d)", d.Name, d.ID)
+	}
+	return render(c, http.StatusOK, views.JobPage(h.Page(c, title, "queue"), d))
+}
+
+// JobFragment handles GET /fragments/jobs/{id}: the live status.
+func (h *Handlers) JobFragment(c echo.Context) error {
+	d, err := h.jobView(c)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return render(c, http.StatusOK, views.JobLive(d))
+}
+
+// JobLogsFragment handles GET /fragments/jobs/{id}/logs: the tail of the
+// output. Once the job has ended it answers 286, which stops htmx polling.
+func (h *Handlers) JobLogsFragment(c echo.Context) error {
+	id, err := jobID(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	j, err := ownJob(ctx, h.DB.Bun, userOf(c), id)
+	if err != nil {
+		return err
+	}
+	l, err := h.jobLog(c, j)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	status := http.StatusOK
+	if l.Done {
+		status = 286 // htmx: stop polling
+	}
+	return render(c, status, views.JobLogText(l))
+}
+
+func (h *Handlers) jobLog(c echo.Context, j *models.Job) (views.JobLogView, error) {
+	page, err := models.LogTail(c.Request().Context(), h.DB.Bun, j.ID, logTailBytes)
+	if err != nil {
+		return views.JobLogView{}, err
+	}
+	return views.JobLogView{JobID: j.ID, Text: strings.ToValidUTF8(string(page.Data), "\uFFFD"), Ran: page.CommandID != 0,
+		Done: models.IsTerminal(j.State), Skipped: page.Offset}, nil
+}
+
+// jobView loads job {id} with its timeline and GPUs: a fixed number of
+// queries.
+func (h *Handlers) jobView(c echo.Context) (views.JobDetail, error) {
+	id, err := jobID(c)
+	if err != nil {
+		return views.JobDetail{}, err
+	}
+	ctx := c.Request().Context()
+	u := userOf(c)
+	j, err := models.GetJob(ctx, h.DB.Bun, id)
+	if err != nil {
+		return views.JobDetail{}, fromModel(err, fmt.Sprintf("job %d", id))
+	}
+	owner, err := models.GetUser(ctx, h.DB.Bun, j.OwnerID)
+	if err != nil {
+		return views.JobDetail{}, err
+	}
+	events, err := models.JobTimeline(ctx, h.DB.Bun, id)
+	if err != nil {
+		return views.JobDetail{}, err
+	}
+	gpus, err := models.JobAllocations(ctx, h.DB.Bun, id)
+	if err != nil {
+		return views.JobDetail{}, err
+	}
+	mayAct := j.OwnerID == u.ID || u.IsAdmin()
+	d := views.JobDetail{ID: j.ID, Name: j.Name, Owner: owner.Email, State: j.State, Priority: priorityNames[j.Priority],
+		Code: j.PendingCode, Reason: j.PendingReason, CanAct: mayAct && !models.IsTerminal(j.State), CanSeeLogs: mayAct,
+		Now: h.Now(), Spec: jobFields(j), Admin: u.IsAdmin()}
+	d.CSRF = csrfToken(c)
+	if j.QueuePosition != nil {
+		d.Position = *j.QueuePosition
+	}
+	if j.EstimatedStartAt != nil {
+		d.ETA = *j.EstimatedStartAt
+	}
+	if j.StartedAt != nil {
+		d.Started = *j.StartedAt
+		if j.EstimatedDurationS != nil {
+			d.ExpectedEnd = j.StartedAt.Add(time.Duration(*j.EstimatedDurationS) * time.Second)
+		}
+	}
+	if j.EndedAt != nil {
+		d.Ended = *j.EndedAt
+	}
+	for _, e := range events {
+		ev := views.JobEventView{At: e.CreatedAt, To: e.ToState, Reason: e.Reason, Actor: e.ActorEmail}
+		if e.FromState != nil {
+			ev.From = *e.FromState
+		}
+		d.Timeline = append(d.Timeline, ev)
+	}
+	for _, g := range gpus {
+		v := views.JobGPUView{Node: g.NodeName, Index: g.Index, Model: g.Model, Since: g.Since}
+		if g.ReleasedAt != nil {
+			v.Released = *g.ReleasedAt
+		}
+		d.GPUs = append(d.GPUs, v)
+	}
+	if mayAct {
+		if d.Log, err = h.jobLog(c, j); err != nil {
+			return views.JobDetail{}, err
+		}
+	}
+	return d, nil
+}
+
+// jobFields lists a job's spec for people. Environment values stay
+// hidden: only their names are shown.
+func jobFields(j *models.Job) []views.Field {
+	gpus := fmt.Sprintf("%d", j.GPUCount)
+	if j.GPUModel != "" {
+		gpus += " × " + j.GPUModel
+	}
+	if j.GPUMemoryMiB != nil {
+		gpus += fmt.Sprintf(", ≥ %d GiB each", *j.GPUMemoryMiB/1024)
+	}
+	est := "–"
+	if j.EstimatedDurationS != nil {
+		est = (time.Duration(*j.EstimatedDurationS) * time.Second).String()
+	}
+	env := make([]string, 0, len(j.Env))
+	for k := range j.Env {
+		env = append(env, k)
+	}
+	slices.Sort(env)
+	out := []views.Field{
+		{Label: "GPUs", Value: gpus},
+		{Label: "Runs on", Value: j.Executor},
+		{Label: "Command", Value: orNone(j.Command)},
+		{Label: "Working directory", Value: orNone(j.Workdir)},
+		{Label: "Environment", Value: orNone(strings.Join(env, ", "))},
+		{Label: "Job type", Value: orNone(j.JobType)},
+		{Label: "Estimated duration", Value: est},
+		{Label: "Preemptible", Value: fmt.Sprint(j.Preemptible)},
+		{Label: "Retries", Value: fmt.Sprintf("%d of %d", j.RetryCount, j.MaxRetries)},
+		{Label: "Submitted", Value: j.SubmittedAt.UTC().Format("Mon 2 Jan 15:04:05 UTC")},
+	}
+	if j.ExitCode != nil {
+		out = append(out, views.Field{Label: "Exit code", Value: fmt.Sprint(*j.ExitCode)})
+	}
+	if j.FailureReason != "" {
+		out = append(out, views.Field{Label: "Failure", Value: j.FailureReason})
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "–"
+	}
+	return s
+}

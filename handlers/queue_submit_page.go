@@ -1,0 +1,114 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
+	"github.com/gpuscheduler/gpuscheduler/views"
+)
+
+// QueueSubmitPage handles POST /queue, the queue page's submit form (CSRF
+// checked by the page group). htmx gets the form card back with the
+// outcome (the job itself reaches the tables through SSE); a plain form is
+// sent to the new job's page, or gets the queue page again with the
+// refusal and its status.
+func (h *Handlers) QueueSubmitPage(c echo.Context) error {
+	u := userOf(c)
+	ctx := c.Request().Context()
+	filter, _, err := queueFilter(c, u)
+	if err != nil {
+		return err
+	}
+	form, err := h.submitForm(ctx, u, filter)
+	if err != nil {
+		return err
+	}
+	form.CSRF = csrfToken(c)
+	form.Name, form.GPUModel, form.Command = c.FormValue("name"), c.FormValue("gpu_model"), c.FormValue("command")
+	form.Duration, form.Priority, form.Executor = c.FormValue("estimated_duration"), c.FormValue("priority"), c.FormValue("executor")
+	job, err := h.submitFromForm(ctx, c, u, &form)
+	htmx := c.Request().Header.Get("HX-Request") == "true"
+	var apiErr *APIError
+	switch {
+	case errors.As(err, &apiErr):
+		form.Error = apiErr.Message
+		if htmx {
+			return render(c, http.StatusOK, views.SubmitJobForm(form))
+		}
+		q, qerr := h.queueView(c)
+		if qerr != nil {
+			return qerr
+		}
+		q.Form = form
+		return render(c, apiErr.Status, views.QueuePage(h.Page(c, "Queue", "queue"), q))
+	case err != nil:
+		return err
+	}
+	h.log(c).Info("job submitted from the queue page", "user", u.Email, "job", job.ID)
+	if !htmx {
+		return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/jobs/%d", job.ID))
+	}
+	done, err := h.submitForm(ctx, u, filter)
+	if err != nil {
+		return err
+	}
+	done.DoneID = job.ID
+	done.CSRF = form.CSRF
+	return render(c, http.StatusOK, views.SubmitJobForm(done))
+}
+
+// submitFromForm validates the form like the API's JobSpec and queues the
+// job, signalling the scheduler.
+func (h *Handlers) submitFromForm(ctx context.Context, c echo.Context, u *models.User, f *views.SubmitForm) (*models.Job, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(c.FormValue("gpu_count")))
+	if err != nil {
+		return nil, invalid("GPUs", "%q is not a number", c.FormValue("gpu_count"))
+	}
+	f.GPUCount = n
+	spec := JobSpec{Name: f.Name, GPUCount: &n, GPUModel: f.GPUModel, Command: strings.TrimSpace(f.Command), Executor: f.Executor}
+	if spec.Priority, err = json.Marshal(f.Priority); err != nil {
+		return nil, err
+	}
+	if d := strings.TrimSpace(f.Duration); d != "" {
+		if spec.EstimatedDuration, err = json.Marshal(d); err != nil {
+			return nil, err
+		}
+	}
+	cp, err := h.capacity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	job, err := spec.toJob(u, cp, h.CanRun)
+	if err != nil {
+		return nil, err
+	}
+	if err := models.CreateJob(ctx, h.DB.Pool, job, h.Now()); err != nil {
+		return nil, fmt.Errorf("handlers: submit from the page: %w", err)
+	}
+	h.Notifier.Signal(models.ChannelJobs, fmt.Sprint(job.ID))
+	return job, nil
+}
+
+// submitForm is an empty submit form: one GPU, normal priority, the
+// cluster's GPU types to choose from.
+func (h *Handlers) submitForm(ctx context.Context, u *models.User, filter views.QueueFilter) (views.SubmitForm, error) {
+	cp, err := h.capacity(ctx)
+	if err != nil {
+		return views.SubmitForm{}, err
+	}
+	f := views.SubmitForm{GPUCount: 1, Priority: "normal", Executor: models.ExecutorNode, Admin: u.IsAdmin(), Filter: filter}
+	for m := range cp.Models {
+		f.Models = append(f.Models, m)
+	}
+	slices.Sort(f.Models)
+	return f, nil
+}

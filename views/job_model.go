@@ -1,0 +1,62 @@
+package views
+
+import "time"
+
+// JobDetail is the job page's model.
+type JobDetail struct {
+	ID       int64
+	Name     string
+	Owner    string
+	State    string
+	Priority string // "low" … "critical"
+	Spec     []Field
+	// While pending: the scheduler's word.
+	Position int
+	Code     string
+	Reason   string
+	ETA      time.Time
+	// Once started.
+	Started     time.Time
+	Ended       time.Time
+	ExpectedEnd time.Time
+	Timeline    []JobEventView
+	GPUs        []JobGPUView
+	CanAct      bool // owner or admin, and the job has not ended
+	CanSeeLogs  bool // owner or admin
+	Log         JobLogView
+	Now         time.Time
+	CSRF        string // for the action forms
+	Admin       bool   // the viewer is an admin (may pick critical)
+}
+
+// Field is one labelled value of a definition list.
+type Field struct{ Label, Value string }
+
+// JobEventView is one state move of the timeline.
+type JobEventView struct {
+	At       time.Time
+	From, To string
+	Reason   string
+	Actor    string
+}
+
+// JobGPUView is one GPU the job holds or held.
+type JobGPUView struct {
+	Node     string
+	Index    int
+	Model    string
+	Since    time.Time
+	Released time.Time // zero: held now
+}
+
+// JobLogView is the tail of the job's output.
+type JobLogView struct {
+	JobID   int64
+	Text    string
+	Ran     bool // the job ran on a node (there is output to show, or will be)
+	Done    bool // the job ended: nothing more will come
+	Skipped int64
+}
+
+// Pending reports whether the job waits in the queue.
+func (j JobDetail) Pending() bool { return j.State == "queued" }

@@ -1,0 +1,68 @@
+package web_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// screenshot saves a full-page PNG of tab as name under GPUSCHED_SCREENSHOTS
+// (default: a folder in the OS temp dir), never in the repository.
+func screenshot(t *testing.T, tab context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv("GPUSCHED_SCREENSHOTS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "gpusched-screenshots")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
+// devSignIn signs email in through the dev sign-in form of a tab that is
+// signed out (a fresh browser context), and opens page.
+func devSignIn(t *testing.T, tab context.Context, base, email, page string) {
+	t.Helper()
+	err := chromedp.Do(tab,
+		chromedp.Navigate(base+"/login?next="+page),
+		chromedp.WaitVisible(`#dev-email`),
+		chromedp.SetValue(`#dev-email`, email),
+		chromedp.Click(`button[type=submit]`),
+		chromedp.WaitVisible(`.nav-name`),
+		chromedp.Navigate(base+page),
+	)
+	if err != nil {
+		t.Fatalf("sign in as %s and open %s: %v", email, page, err)
+	}
+}
+
+// poll waits until the JavaScript expression js is true in tab.
+func poll(t *testing.T, tab context.Context, what, js string, timeout time.Duration) {
+	t.Helper()
+	if _, err := chromedp.Run(tab, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(timeout))); err != nil {
+		screenshot(t, tab, "failed-"+t.Name()+".png")
+		t.Fatalf("waiting for %s: %v", what, err)
+	}
+}
+
+// otherUser opens a tab in a new browser context of tab's browser: its own
+// cookies, so another user can sign in beside the first.
+func otherUser(t *testing.T, tab context.Context) context.Context {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(tab, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	return ctx
+}
