@@ -56,7 +56,7 @@ func TestAdminTeamsAndUsers(t *testing.T) {
 	// "a team" first: the duplicate needs it.
 	for _, name := range []string{"a team", "a bad weight", "a bad cap", "no name", "demoting oneself", "an unknown role", "an unknown team", "an unknown user", "the same team name again"} {
 		tc := tests[name]
-		st, body := postForm(t, s, c, tc.path, tc.form)
+		st, body := postAdminForm(t, s, c, tc.path, tc.form)
 		if st != tc.status || !strings.Contains(body, tc.text) {
 			t.Errorf("%s: %d, want %d with %q", name, st, tc.status, tc.text)
 		}
@@ -70,7 +70,7 @@ func TestAdminTeamsAndUsers(t *testing.T) {
 	}
 	// Mia joins the team, becomes admin, then is disabled.
 	form := url.Values{"role": {"admin"}, "team_id": {fmt.Sprint(teams[0].ID)}, "disabled": {"1"}}
-	if st, _ := postForm(t, s, c, fmt.Sprintf("/admin/users/%d", mia.ID), form); st != 303 {
+	if st, _ := postAdminForm(t, s, c, fmt.Sprintf("/admin/users/%d", mia.ID), form); st != 303 {
 		t.Fatalf("update mia: %d", st)
 	}
 	got, err := models.GetUser(ctx, s.DB.Bun, mia.ID)
@@ -81,7 +81,7 @@ func TestAdminTeamsAndUsers(t *testing.T) {
 		t.Fatalf("mia after the update: %+v", got)
 	}
 	// The team's weight and cap change; the cap can be removed.
-	if st, _ := postForm(t, s, c, fmt.Sprintf("/admin/teams/%d", teams[0].ID), url.Values{"weight": {"0.5"}, "gpu_cap": {""}}); st != 303 {
+	if st, _ := postAdminForm(t, s, c, fmt.Sprintf("/admin/teams/%d", teams[0].ID), url.Values{"weight": {"0.5"}, "gpu_cap": {""}}); st != 303 {
 		t.Fatalf("update team: %d", st)
 	}
 	teams, _ = models.ListTeams(ctx, s.DB.Bun)
@@ -130,7 +130,7 @@ func TestAdminPolicies(t *testing.T) {
 		"a preview":         {url.Values{"action": {"preview"}, "preset": {scheduler.PresetNames()[0]}}, 200, "waits-for-drain"},
 	}
 	for name, tc := range tests {
-		st, body := postForm(t, s, c, "/admin/policies", tc.form)
+		st, body := postAdminForm(t, s, c, "/admin/policies", tc.form)
 		if st != tc.status || !strings.Contains(body, tc.text) {
 			t.Errorf("%s: %d, want %d with %q", name, st, tc.status, tc.text)
 		}
@@ -145,7 +145,7 @@ func TestAdminPolicies(t *testing.T) {
 		}
 	}
 	want, _ := scheduler.Preset(name)
-	if st, body := postForm(t, s, c, "/admin/policies", url.Values{"action": {"save"}, "preset": {name}}); st != 200 || !strings.Contains(body, `data-testid="saved"`) {
+	if st, body := postAdminForm(t, s, c, "/admin/policies", url.Values{"action": {"save"}, "preset": {name}}); st != 200 || !strings.Contains(body, `data-testid="saved"`) {
 		t.Fatalf("save preset %s: %d", name, st)
 	}
 	if after, _ := models.SchedulerConfig(ctx, s.DB.Bun); !cmp.Equal(want, after) || auditActions(t, s, "orchestrator.policies") != 1 {
@@ -157,10 +157,10 @@ func TestAdminNodesAndAudit(t *testing.T) {
 	t.Parallel()
 	s, c, _ := adminServer(t)
 	registerGPUs(t, s, "gpu-a", 4)
-	if st, _ := postForm(t, s, c, "/admin/nodes/gpu-a/drain", url.Values{}); st != 303 {
+	if st, _ := postAdminForm(t, s, c, "/admin/nodes/gpu-a/drain", url.Values{}); st != 303 {
 		t.Fatalf("drain: %d", st)
 	}
-	if st, _ := postForm(t, s, c, "/admin/nodes/nope/drain", url.Values{}); st != 404 {
+	if st, _ := postAdminForm(t, s, c, "/admin/nodes/nope/drain", url.Values{}); st != 404 {
 		t.Fatalf("drain an unknown node: %d", st)
 	}
 	_, page := fetchPage(t, s, c, "/admin/nodes")

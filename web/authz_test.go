@@ -137,6 +137,22 @@ func authzRows() map[string]authzRow {
 		"POST /settings/tokens":                {req: path("", "name=laptop"), want: post(201)},
 		"POST /settings/tokens/:prefix/revoke": {req: (*authzFixture).revoke, want: [4]int{401, 303, 404, 404}},
 
+		// Bookings: anyone signed in sees and books; only the owner or an admin cancels.
+		"GET /api/v1/bookings":        {want: user(200)},
+		"POST /api/v1/bookings":       {req: (*authzFixture).bookingBody, want: user(201)},
+		"DELETE /api/v1/bookings/:id": {req: bookingPath("/api/v1/bookings/%d"), want: [4]int{401, 200, 403, 200}},
+		"GET /bookings":               {want: page(200)},
+		"GET /fragments/bookings":     {want: page(200)},
+		"POST /bookings":              {req: (*authzFixture).bookingForm, want: post(303)},
+		"POST /bookings/:id/cancel":   {req: bookingPath("/bookings/%d/cancel"), want: [4]int{401, 303, 403, 303}},
+
+		// Job pages: every member may look; output and actions are the owner's (and admins').
+		"GET /jobs/:id":                {req: jobPath("/jobs/%d", ""), want: page(200)},
+		"GET /fragments/jobs/:id":      {req: jobPath("/fragments/jobs/%d", ""), want: page(200)},
+		"GET /fragments/jobs/:id/logs": {req: jobPath("/fragments/jobs/%d/logs", ""), want: [4]int{303, 200, 404, 200}},
+		"POST /jobs/:id/priority":      {req: jobPath("/jobs/%d/priority", "priority=high"), want: [4]int{401, 303, 404, 303}},
+		"POST /queue":                  {req: path("", "gpu_count=1&executor=lease&name=authz&priority=normal"), want: post(303)},
+
 		// Admin pages.
 		"GET /admin":                      {want: [4]int{303, 403, 403, 303}},
 		"GET /admin/users":                {want: adminPage(200)},
@@ -159,7 +175,10 @@ func authzRows() map[string]authzRow {
 // admin. A route without a row fails, so new routes must say who may call them.
 func TestAuthorizationOfEveryRoute(t *testing.T) {
 	t.Parallel()
-	s, _ := startSSOWith(t, testserver.Options{RiverUI: true}, func(h *handlers.Handlers) { h.Config.HoldLimit = 1000 })
+	s, _ := startSSOWith(t, testserver.Options{RiverUI: true}, func(h *handlers.Handlers) {
+		h.Config.HoldLimit = 1000
+		h.Config.Bookings.MaxLive = 1000
+	})
 	f := newAuthzFixture(t, s)
 	rows := authzRows()
 	seen := map[string]bool{}
@@ -299,6 +318,34 @@ func jobPath(format, body string) func(*authzFixture) (string, string) {
 	return func(f *authzFixture) (string, string) {
 		id := f.api("POST", "/api/v1/queue/submit", `{"gpu_count":1,"executor":"lease","name":"authz"}`, 201)
 		return fmt.Sprintf(format, id), body
+	}
+}
+
+// bookingWindow is a fresh hour, a day ahead, for each booking the test makes,
+// so that no two clash.
+func (f *authzFixture) bookingWindow() (time.Time, time.Time) {
+	start := time.Now().UTC().Truncate(time.Hour).Add(24*time.Hour + time.Duration(f.seq.Add(1))*time.Hour)
+	return start, start.Add(time.Hour)
+}
+
+// bookingBody is the JSON of a fresh one-GPU booking.
+func (f *authzFixture) bookingBody() (string, string) {
+	s, e := f.bookingWindow()
+	return "", fmt.Sprintf(`{"gpu_count":1,"starts_at":%q,"ends_at":%q}`, s.Format(time.RFC3339), e.Format(time.RFC3339))
+}
+
+// bookingForm is the calendar form of a fresh one-GPU booking.
+func (f *authzFixture) bookingForm() (string, string) {
+	s, e := f.bookingWindow()
+	const form = "2006-01-02T15:04"
+	return "", "gpu_count=1&starts_at=" + url.QueryEscape(s.Format(form)) + "&ends_at=" + url.QueryEscape(e.Format(form))
+}
+
+// bookingPath makes a fresh booking of member's for each request.
+func bookingPath(format string) func(*authzFixture) (string, string) {
+	return func(f *authzFixture) (string, string) {
+		_, body := f.bookingBody()
+		return fmt.Sprintf(format, f.api("POST", "/api/v1/bookings", body, 201)), ""
 	}
 }
 

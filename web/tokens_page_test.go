@@ -15,9 +15,9 @@ import (
 
 var shownToken = regexp.MustCompile(`data-testid="token-value">(gsu_[a-z2-7]{8}_[a-z2-7]{52})<`)
 
-// postForm posts a page form with the CSRF token of c's session and returns
+// postAdminForm posts a page form with the CSRF token of c's session and returns
 // status and body.
-func postForm(t *testing.T, s *testserver.Server, c *http.Client, path string, form url.Values) (int, string) {
+func postAdminForm(t *testing.T, s *testserver.Server, c *http.Client, path string, form url.Values) (int, string) {
 	t.Helper()
 	form.Set("_csrf", s.CSRF(t, c))
 	resp, err := c.PostForm(s.URL+path, form)
@@ -54,10 +54,10 @@ func TestTokensPage(t *testing.T) {
 	s := testserver.New(t)
 	c := s.Login(t, "ana@example.com")
 
-	if st, body := postForm(t, s, c, "/settings/tokens", url.Values{"name": {"  "}}); st != http.StatusBadRequest || !strings.Contains(body, "Give the token a name") {
+	if st, body := postAdminForm(t, s, c, "/settings/tokens", url.Values{"name": {"  "}}); st != http.StatusBadRequest || !strings.Contains(body, "Give the token a name") {
 		t.Fatalf("empty name: %d", st)
 	}
-	st, body := postForm(t, s, c, "/settings/tokens", url.Values{"name": {"laptop"}})
+	st, body := postAdminForm(t, s, c, "/settings/tokens", url.Values{"name": {"laptop"}})
 	m := shownToken.FindStringSubmatch(body)
 	if st != http.StatusCreated || m == nil {
 		t.Fatalf("create: %d, token shown: %v", st, m != nil)
@@ -74,10 +74,10 @@ func TestTokensPage(t *testing.T) {
 	}
 	// Another user cannot revoke it.
 	eve := s.Login(t, "eve@example.com")
-	if st, _ := postForm(t, s, eve, "/settings/tokens/"+prefix+"/revoke", url.Values{}); st != http.StatusNotFound {
+	if st, _ := postAdminForm(t, s, eve, "/settings/tokens/"+prefix+"/revoke", url.Values{}); st != http.StatusNotFound {
 		t.Fatalf("another user's revoke: %d", st)
 	}
-	if st, _ := postForm(t, s, c, "/settings/tokens/"+prefix+"/revoke", url.Values{}); st != http.StatusSeeOther {
+	if st, _ := postAdminForm(t, s, c, "/settings/tokens/"+prefix+"/revoke", url.Values{}); st != http.StatusSeeOther {
 		t.Fatalf("revoke: %d", st)
 	}
 	deadline := time.Now().Add(10 * time.Second)
