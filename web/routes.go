@@ -42,6 +42,7 @@ func (s *Server) routes(o Options) {
 	user.GET("/cluster/idle-gpus", h.IdleGPUs)
 	user.GET("/orchestrator/status", h.OrchestratorStatus)
 	user.GET("/orchestrator/policies", h.OrchestratorPolicies)
+	user.GET("/usage", h.UsageData) // the usage page's data
 	admin := user.Group("", adminOnly)
 	admin.POST("/orchestrator/start", h.OrchestratorStart)
 	admin.POST("/orchestrator/stop", h.OrchestratorStop)
@@ -101,6 +102,9 @@ func (s *Server) routes(o Options) {
 	in.GET("/queue", h.QueuePage)
 	in.GET("/fragments/queue", h.QueueFragment)
 	in.POST("/jobs/:id/cancel", h.JobCancelPage)
+	// Usage: graphs of telemetry, GPU-hours, the queue and fair share.
+	in.GET("/usage", h.UsagePage)
+	in.GET("/usage/data", h.UsageData)
 	in.GET("/events", s.hub.Stream)
 
 	if o.RiverUI != nil {
