@@ -20,7 +20,7 @@ type UsageRange struct {
 // points buckets of at least a second each.
 func NewUsageRange(to time.Time, span time.Duration, points int) UsageRange {
 	points = max(points, 1)
-	step := max((span/time.Duration(points)).Truncate(time.Second), time.Second)
+	step := max((span / time.Duration(points)).Truncate(time.Second), time.Second)
 	end := to.Truncate(step)
 	if end.Before(to) {
 		end = end.Add(step)
@@ -31,7 +31,9 @@ func NewUsageRange(to time.Time, span time.Duration, points int) UsageRange {
 // Points is the number of buckets.
 func (r UsageRange) Points() int { return int(r.To.Sub(r.From) / r.Step) }
 
-func (r UsageRange) interval() string { return strconv.FormatInt(int64(r.Step/time.Second), 10) + " seconds" }
+func (r UsageRange) interval() string {
+	return strconv.FormatInt(int64(r.Step/time.Second), 10) + " seconds"
+}
 
 // Series is a set of lines over one range's buckets, in the shape uPlot
 // draws: Times are the buckets' starts (Unix seconds), Values[i] is the

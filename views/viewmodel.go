@@ -68,6 +68,20 @@ type Cluster struct {
 	Totals    ClusterTotals
 	Nodes     []Node
 	UpdatedAt time.Time // when the server built this snapshot; "ago" texts count from it
+	// MyJobs are the signed-in user's live jobs (nil: not shown).
+	MyJobs []MyJob
+}
+
+// MyJob is one of the user's live jobs, at a glance.
+type MyJob struct {
+	ID       int64
+	Name     string
+	State    string // queued, scheduled, allocating, running, preempted
+	GPUs     int
+	Since    time.Time // submitted (pending) or started (running)
+	Position int       // place in the queue; 0 when not queued
+	Reason   string    // why it waits
+	StartsAt time.Time // estimated start; zero when unknown
 }
 
 // ClusterTotals are the headline numbers above the GPU grid.
@@ -76,7 +90,11 @@ type ClusterTotals struct {
 	GPUs, Free, Allocated int
 	Unavailable           int
 	// Foreign GPUs run processes the scheduler did not start.
-	Foreign                       int
+	Foreign int
+	// Reserved GPUs are booked or held now (named GPUs and counts).
+	Reserved int
+	// Idle GPUs are allocated but near 0% utilization for a while.
+	Idle                          int
 	AvgUtilizationPct             float64
 	MemoryUsedMiB, MemoryTotalMiB int64
 }
@@ -106,6 +124,13 @@ type GPU struct {
 	Holder         string // who holds it (user name/email) or ""
 	JobID          int64  // 0 when none
 	JobName        string
+	// Condition says why an unavailable GPU is: "node down", "node drained",
+	// "drained", "failed"; empty otherwise.
+	Condition string
+	// IdleSince is when an allocated GPU fell near 0% utilization (zero: busy).
+	IdleSince time.Time
+	// ReservedBy names who books or holds the GPU now (State "booked" or "held").
+	ReservedBy string
 }
 
 // ErrorPage is shown for non-API errors.
