@@ -82,7 +82,7 @@ func TestClusterPage(t *testing.T) {
 		`hx-ext="sse"`,
 		`sse-connect="/events?topics=gpus,nodes,bookings,queue"`,
 		`hx-get="/fragments/cluster"`,
-		`hx-trigger="htmx:sseOpen, sse:gpus, sse:nodes, every 15s"`,
+		`hx-trigger="htmx:sseOpen, sse:gpus, sse:nodes, sse:bookings, sse:queue, every 15s"`,
 		`hx-swap="innerHTML"`,
 		`data-gpu-uuid="GPU-1-7"`,
 		`>GPU 7</h3>`,
