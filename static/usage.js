@@ -18,7 +18,14 @@
     return null;
   }
 
+  // Sampled series (GPU-hours, the queue) are sparse: join their points
+  // and mark them, so that a lone sample shows.
+  function sparse(key) {
+    return key.indexOf("hours-") === 0 || key.indexOf("queue-") === 0;
+  }
+
   function draw(fig, s) {
+    var key = fig.getAttribute("data-chart");
     var plot = fig.querySelector(".chart-plot");
     plot.textContent = "";
     if (!s || s.labels.length === 0) {
@@ -30,8 +37,9 @@
     var series = [{}];
     var data = [s ? s.times : []];
     (s ? s.labels : []).forEach(function (label, i) {
-      series.push({ label: label, stroke: PALETTE[i % PALETTE.length], width: 1.5, spanGaps: false,
-        value: function (u, v) { return v == null ? "—" : v.toFixed(1); } });
+      series.push({ label: label, stroke: PALETTE[i % PALETTE.length], width: 1.5, spanGaps: sparse(key),
+        points: sparse(key) ? { show: true, size: 5 } : {},
+        value: function (u, v) { return v == null ? "—" : v.toFixed(2); } });
       data.push(s.values[i]);
     });
     var width = Math.max(plot.clientWidth, 240);

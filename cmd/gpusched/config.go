@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
+	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
 // Config is everything `gpusched` reads from its flags and environment,
@@ -68,6 +69,13 @@ type Config struct {
 	// /v1/observe without a token (GPUSCHED_SCORING_TRUSTED_NETWORKS, CIDRs, comma-separated;
 	// default none: a personal token is always required).
 	ScoringTrusted []netip.Prefix
+
+	// Usage history retention: Retention.Raw is GPUSCHED_TELEMETRY_RAW_RETENTION
+	// (telemetry at heartbeat resolution, default 48h), Retention.Minute
+	// GPUSCHED_TELEMETRY_MINUTE_RETENTION (1-minute roll-ups, default 840h = 35
+	// days), Retention.Hour GPUSCHED_TELEMETRY_HOUR_RETENTION (1-hour roll-ups
+	// and queue samples, default 9600h = 400 days).
+	Retention models.Retention
 }
 
 // bindServeFlags declares the flags of `serve` whose values override the environment.
@@ -124,6 +132,10 @@ func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 		ShutdownTimeout:   dur("GPUSCHED_SHUTDOWN_TIMEOUT", 20*time.Second),
 		HoldTTL:           dur("GPUSCHED_HOLD_TTL", 15*time.Minute),
 	}
+	// Usage history retention.
+	keep := models.DefaultRetention()
+	c.Retention = models.Retention{Raw: dur("GPUSCHED_TELEMETRY_RAW_RETENTION", keep.Raw),
+		Minute: dur("GPUSCHED_TELEMETRY_MINUTE_RETENTION", keep.Minute), Hour: dur("GPUSCHED_TELEMETRY_HOUR_RETENTION", keep.Hour)}
 	devStr := str("dev", "false", "GPUSCHED_DEV")
 	dev, err := strconv.ParseBool(devStr)
 	if err != nil {
