@@ -71,6 +71,11 @@ func (h *Handlers) loadUsage(ctx context.Context, u *models.User, rng string, no
 	r := models.NewUsageRange(now, usageSpans[rng], usagePoints)
 	out := &UsageJSON{Range: rng, From: r.From.Unix(), To: r.To.Unix(), StepS: int64(r.Step / time.Second), Points: r.Points()}
 	var err error
+	if node > 0 {
+		if _, err := models.GetNode(ctx, h.DB.Bun, node); err != nil {
+			return nil, fromModel(err, fmt.Sprintf("node %d", node))
+		}
+	}
 	if out.Utilization.ByNode, err = models.UtilizationByNode(ctx, h.DB.Bun, r); err != nil {
 		return nil, err
 	}

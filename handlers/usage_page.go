@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"fmt"
 	"net/http"
 	"time"
 
@@ -35,6 +36,13 @@ func (h *Handlers) UsagePage(c echo.Context) error {
 	}
 	v.Queue = lastQueue(u.Queue.Length, u.Queue.Wait)
 	v.TeamShare, v.UserShare = standingRows(u.FairShare.Teams), standingRows(u.FairShare.Users)
+	nodes, err := models.ListNodes(c.Request().Context(), h.DB.Bun)
+	if err != nil {
+		return fmt.Errorf("handlers: usage page: %w", err)
+	}
+	for _, n := range nodes {
+		v.NodeChoices = append(v.NodeChoices, views.UsageNode{ID: n.ID, Name: n.Name})
+	}
 	return render(c, http.StatusOK, views.UsagePage(h.Page(c, "Usage", "usage"), v))
 }
 

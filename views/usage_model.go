@@ -21,6 +21,14 @@ type Usage struct {
 	TeamHours, UserHours []UsageRow
 	Queue                *UsageQueue // the latest queue sample in the range; nil if none
 	TeamShare, UserShare []UsageStanding
+	// NodeChoices are the nodes the per-GPU graph may be narrowed to.
+	NodeChoices []UsageNode
+}
+
+// UsageNode is a node as the per-GPU graph's picker offers it.
+type UsageNode struct {
+	ID   int64
+	Name string
 }
 
 // UsageRow is one named figure; Value nil means no data.
@@ -63,6 +71,9 @@ func usageDataURL(u Usage) string {
 	}
 	return s
 }
+
+// nodeValue is a node id as a form value.
+func nodeValue(id int64) string { return strconv.FormatInt(id, 10) }
 
 // fmtNum formats a figure with one decimal, or "—" for no data.
 func fmtNum(v any) string {

@@ -61,6 +61,7 @@ func TestUsageData(t *testing.T) {
 		"bad range":     {"/api/v1/usage?range=year", anaTok, 400, "range must be day, week or month"},
 		"bad node":      {"/api/v1/usage?node=x", anaTok, 400, "node must be a node id"},
 		"negative node": {"/api/v1/usage?node=-3", anaTok, 400, "node must be a node id"},
+		"unknown node":  {"/api/v1/usage?node=999999", anaTok, 404, `"code":"not_found"`},
 		"node token":    {"/api/v1/usage", nodeTok, 403, `"code":"node_token"`},
 		// The page's data without a session ends on the sign-in form (redirect followed).
 		"page signed out": {"/usage/data", "", 200, `name="next" value="/usage/data"`},
@@ -122,11 +123,18 @@ func TestUsageData(t *testing.T) {
 func TestUsagePage(t *testing.T) {
 	t.Parallel()
 	s := testserver.New(t)
+	for _, name := range []string{"gpu-a", "gpu-b"} {
+		tok, _ := s.NodeToken(t, name)
+		if st, body := s.Do(t, "POST", "/api/v1/nodes/register", tok, registerBodyFor(name, 2)); st != 200 {
+			t.Fatalf("register: %d %s", st, body)
+		}
+	}
 	browser := s.Login(t, "ana@example.com")
 	page := getPage(t, browser, s.URL+"/usage?range=week")
 	for _, want := range []string{`data-chart="util-node"`, `data-chart="hours-team"`, `data-chart="queue-wait"`,
 		`data-src="/usage/data?range=week"`, `href="/usage?range=month"`, `aria-current="page">week`,
-		"Fair-share standing: teams", "uPlot-1.6.32.iife.min.", "usage.", `<noscript>`} {
+		"Fair-share standing: teams", "uPlot-1.6.32.iife.min.", "usage.", `<noscript>`,
+		`<option value="" selected>all nodes</option>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("usage page lacks %q", want)
 		}
