@@ -17,7 +17,7 @@ import (
 // for a waiting job, its place and expected start.
 func myJobWhen(j MyJob, now time.Time) string {
 	if j.State == "running" {
-		return "running for " + Ago(now, j.Since)
+		return "started " + Ago(now, j.Since)
 	}
 	s := "waiting, submitted " + Ago(now, j.Since)
 	if j.Position > 0 {
