@@ -1,8 +1,9 @@
 -- Usage history: GPU telemetry at heartbeat resolution for a short while,
 -- rolled up to minutes and hours kept longer, and the queue's length and
--- wait sampled over time. Rows are appended in time order, so BRIN indexes
--- on the time column stay tiny whatever the cluster's size; the roll-up
--- tables key on (gpu, bucket) for per-GPU reads and idempotent upserts.
+-- wait sampled over time. Raw samples are appended in time order, so a BRIN
+-- index on their time stays tiny whatever the cluster's size; roll-ups key on
+-- (resolution, gpu, bucket) for idempotent upserts and index (resolution,
+-- bucket) for reads by time.
 
 CREATE TABLE gpu_samples (
     at              timestamptz NOT NULL,
@@ -29,7 +30,8 @@ CREATE TABLE gpu_rollups (
     power_avg       real NOT NULL,
     PRIMARY KEY (resolution_s, gpu_id, bucket)
 );
-CREATE INDEX gpu_rollups_bucket_brin ON gpu_rollups USING brin (bucket);
+-- Reads by time across GPUs, the roll-up's "newest bucket" and retention's deletes.
+CREATE INDEX gpu_rollups_time_idx ON gpu_rollups (resolution_s, bucket);
 
 -- queue_samples: the queue's length and wait, sampled by the roll-up job.
 CREATE TABLE queue_samples (
