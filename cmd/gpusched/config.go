@@ -136,6 +136,10 @@ func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 	keep := models.DefaultRetention()
 	c.Retention = models.Retention{Raw: dur("GPUSCHED_TELEMETRY_RAW_RETENTION", keep.Raw),
 		Minute: dur("GPUSCHED_TELEMETRY_MINUTE_RETENTION", keep.Minute), Hour: dur("GPUSCHED_TELEMETRY_HOUR_RETENTION", keep.Hour)}
+	if c.Retention.Minute < 2*time.Hour || c.Retention.Raw < 10*time.Minute {
+		// Hours are rolled up from minutes, minutes from raw samples: each must outlive the next run.
+		fail("GPUSCHED_TELEMETRY_MINUTE_RETENTION must be at least 2h and GPUSCHED_TELEMETRY_RAW_RETENTION at least 10m")
+	}
 	devStr := str("dev", "false", "GPUSCHED_DEV")
 	dev, err := strconv.ParseBool(devStr)
 	if err != nil {

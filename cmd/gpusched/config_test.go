@@ -67,6 +67,7 @@ func TestLoadConfig(t *testing.T) {
 				}
 			},
 		},
+		"retention too short":    {env: map[string]string{"GPUSCHED_TELEMETRY_MINUTE_RETENTION": "30m"}, err: "at least 2h"},
 		"bad retention":          {env: map[string]string{"GPUSCHED_TELEMETRY_MINUTE_RETENTION": "-1h"}, err: "GPUSCHED_TELEMETRY_MINUTE_RETENTION"},
 		"both value and file":    {env: map[string]string{"GPUSCHED_SESSION_KEY": "x", "GPUSCHED_SESSION_KEY_FILE": secret}, err: "not both"},
 		"missing file":           {env: map[string]string{"GPUSCHED_SESSION_KEY_FILE": "/nonexistent/key"}, err: "GPUSCHED_SESSION_KEY_FILE"},
