@@ -13,13 +13,9 @@ import (
 
 // ClusterPage handles GET /: the overview of nodes and GPU tiles.
 func (h *Handlers) ClusterPage(c echo.Context) error {
-	nodes, err := models.ClusterStatus(c.Request().Context(), h.DB.Bun)
+	v, err := h.clusterModel(c)
 	if err != nil {
 		return fmt.Errorf("handlers: cluster page: %w", err)
-	}
-	v, err := h.withRay(c, clusterView(nodes, h.Now()))
-	if err != nil {
-		return err
 	}
 	return render(c, http.StatusOK, views.ClusterPage(h.Page(c, "Cluster", "cluster"), v))
 }
@@ -27,16 +23,61 @@ func (h *Handlers) ClusterPage(c echo.Context) error {
 // ClusterFragment handles GET /fragments/cluster: the live part of the
 // overview, swapped in by htmx when an SSE event (or the poll) says so.
 func (h *Handlers) ClusterFragment(c echo.Context) error {
-	nodes, err := models.ClusterStatus(c.Request().Context(), h.DB.Bun)
+	v, err := h.clusterModel(c)
 	if err != nil {
 		return fmt.Errorf("handlers: cluster fragment: %w", err)
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
-	v, err := h.withRay(c, clusterView(nodes, h.Now()))
-	if err != nil {
-		return err
-	}
 	return render(c, http.StatusOK, views.ClusterGrid(v))
+}
+
+// myJobsShown caps the "my jobs" panel.
+const myJobsShown = 10
+
+// clusterModel reads the overview in four queries whatever the cluster's
+// size: nodes, GPUs with holders, reservations in force, the user's jobs.
+func (h *Handlers) clusterModel(c echo.Context) (views.Cluster, error) {
+	ctx, now := c.Request().Context(), h.Now()
+	nodes, err := models.ClusterStatus(ctx, h.DB.Bun)
+	if err != nil {
+		return views.Cluster{}, err
+	}
+	res, err := models.ClusterReservations(ctx, h.DB.Bun, now)
+	if err != nil {
+		return views.Cluster{}, err
+	}
+	v := clusterView(nodes, res, now)
+	if v, err = h.withRay(c, v); err != nil {
+		return views.Cluster{}, err
+	}
+	if u := userOf(c); u != nil {
+		jobs, err := models.ListJobs(ctx, h.DB.Bun, models.JobFilter{OwnerID: &u.ID, Limit: myJobsShown,
+			States: []string{models.JobQueued, models.JobScheduled, models.JobAllocating, models.JobRunning, models.JobPreempted}})
+		if err != nil {
+			return views.Cluster{}, err
+		}
+		v.MyJobs = myJobs(jobs)
+	}
+	return v, nil
+}
+
+// myJobs turns the user's live jobs into the overview's panel rows.
+func myJobs(jobs []models.Job) []views.MyJob {
+	out := make([]views.MyJob, 0, len(jobs))
+	for _, j := range jobs {
+		m := views.MyJob{ID: j.ID, Name: j.Name, State: j.State, GPUs: j.GPUCount, Since: j.SubmittedAt, Reason: j.PendingReason}
+		if j.StartedAt != nil {
+			m.Since = *j.StartedAt
+		}
+		if j.QueuePosition != nil && j.State == models.JobQueued {
+			m.Position = *j.QueuePosition
+		}
+		if j.EstimatedStartAt != nil {
+			m.StartsAt = *j.EstimatedStartAt
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // withRay adds the Ray cluster's connection to the overview, if one is configured.

@@ -34,8 +34,27 @@ func holderOf(g *models.GPUStatus) string {
 	return ""
 }
 
-// clusterView turns the cluster's rows into the overview page's model.
-func clusterView(nodes []models.NodeStatus, now time.Time) views.Cluster {
+// condition says why an unavailable GPU is unavailable, most telling first.
+func condition(n *models.Node, g *models.GPUStatus) string {
+	switch {
+	case n.Status != models.NodeUp:
+		return "node down"
+	case g.Health == models.HealthFailed:
+		return "failed"
+	case n.Drained:
+		return "node drained"
+	case g.Drained:
+		return "drained"
+	}
+	return ""
+}
+
+// idleFlagAfter is how long an allocated GPU must idle before its tile says so.
+const idleFlagAfter = 10 * time.Minute
+
+// clusterView turns the cluster's rows and the reservations in force into
+// the overview page's model.
+func clusterView(nodes []models.NodeStatus, res models.Reservations, now time.Time) views.Cluster {
 	c := views.Cluster{UpdatedAt: now, Nodes: make([]views.Node, 0, len(nodes))}
 	var utilSum int
 	for i := range nodes {
@@ -66,15 +85,30 @@ func clusterView(nodes []models.NodeStatus, now time.Time) views.Cluster {
 			if g.JobName != nil {
 				vg.JobName = *g.JobName
 			}
+			if state == "unavailable" {
+				vg.Condition = condition(&n.Node, g)
+			}
+			if r, ok := res.ByGPU[g.ID]; ok && state == "free" {
+				vg.State, vg.ReservedBy = "held", r.By
+				if r.Kind == models.BookingKindBooking {
+					vg.State = "booked"
+				}
+				c.Totals.Reserved++
+			}
+			if g.IdleSince != nil && g.JobID != nil && now.Sub(*g.IdleSince) >= idleFlagAfter {
+				vg.IdleSince = *g.IdleSince
+				c.Totals.Idle++
+			}
 			vn.GPUs = append(vn.GPUs, vg)
 			c.Totals.GPUs++
-			switch state {
+			switch vg.State {
 			case "free":
 				c.Totals.Free++
 			case "allocated":
 				c.Totals.Allocated++
 			case "foreign":
 				c.Totals.Foreign++
+			case "held", "booked":
 			default:
 				c.Totals.Unavailable++
 			}
@@ -84,6 +118,7 @@ func clusterView(nodes []models.NodeStatus, now time.Time) views.Cluster {
 		}
 		c.Nodes = append(c.Nodes, vn)
 	}
+	c.Totals.Reserved += res.UnnamedBooked + res.UnnamedHeld
 	if c.Totals.GPUs > 0 {
 		c.Totals.AvgUtilizationPct = float64(utilSum) / float64(c.Totals.GPUs)
 	}

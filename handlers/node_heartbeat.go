@@ -33,12 +33,17 @@ func (h *Handlers) NodeHeartbeat(c echo.Context) error {
 		return err
 	}
 	var reregister bool
+	now := h.Now()
 	err = h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
-		res, err := models.RecordHeartbeat(ctx, tx, node.ID, samples, h.Now())
+		res, err := models.RecordHeartbeat(ctx, tx, node.ID, samples, now)
 		if err != nil {
 			return err
 		}
-		if err := models.MarkIdle(ctx, tx, node.ID, h.Now()); err != nil {
+		if err := models.MarkIdle(ctx, tx, node.ID, now); err != nil {
+			return err
+		}
+		// Usage history: this heartbeat's telemetry, one row per GPU.
+		if err := models.RecordSamples(ctx, tx, node.ID, now); err != nil {
 			return err
 		}
 		reregister = len(res.Unknown) > 0 || res.Unregistered

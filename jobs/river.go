@@ -27,6 +27,8 @@ type Config struct {
 	PassEvery time.Duration
 	// Scoring is the scoring model's configuration (zero: its defaults).
 	Scoring scoring.Config
+	// Retention is how long the usage history is kept (zero: models.DefaultRetention).
+	Retention models.Retention
 }
 
 // Deps are what workers need. River is set by NewClient.
@@ -60,6 +62,7 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 	// Ray dispatch (they do nothing until a RayExecutor is registered).
 	river.AddWorker(workers, &RayDispatchWorker{deps: d})
 	river.AddWorker(workers, &RaySyncWorker{deps: d})
+	river.AddWorker(workers, &TelemetryRollupWorker{deps: d})
 
 	client, err := river.NewClient(riverpgxv5.New(d.DB.Pool), &river.Config{
 		Logger: d.Logger.With("component", "river"),
@@ -94,5 +97,6 @@ func periodicJobs(cfg Config) []*river.PeriodicJob {
 			&river.PeriodicJobOpts{ID: "lease_expiry", RunOnStart: true}),
 		holdExpiryPeriodic(),
 		scoringObservePeriodic(),
+		telemetryRollupPeriodic(),
 	}
 }

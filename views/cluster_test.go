@@ -80,9 +80,9 @@ func TestClusterPage(t *testing.T) {
 	}
 	for _, want := range []string{
 		`hx-ext="sse"`,
-		`sse-connect="/events?topics=gpus,nodes"`,
+		`sse-connect="/events?topics=gpus,nodes,bookings,queue"`,
 		`hx-get="/fragments/cluster"`,
-		`hx-trigger="htmx:sseOpen, sse:gpus, sse:nodes, every 15s"`,
+		`hx-trigger="htmx:sseOpen, sse:gpus, sse:nodes, sse:bookings, sse:queue, every 15s"`,
 		`hx-swap="innerHTML"`,
 		`data-gpu-uuid="GPU-1-7"`,
 		`>GPU 7</h3>`,
@@ -126,7 +126,7 @@ func TestClusterEmpty(t *testing.T) {
 		`data-testid="cluster-empty"`,
 		`<strong>No GPU nodes yet</strong> — start one with`,
 		`<code>gpusched node --server URL --token TOKEN</code>`,
-		`sse-connect="/events?topics=gpus,nodes"`, // still live, so the first node appears by itself
+		`sse-connect="/events?topics=gpus,nodes,bookings,queue"`, // still live, so the first node appears by itself
 		`data-testid="cluster-totals"`,
 	} {
 		if !strings.Contains(html, want) {

@@ -70,6 +70,20 @@ type Cluster struct {
 	UpdatedAt time.Time // when the server built this snapshot; "ago" texts count from it
 	// Ray is the Ray cluster's connection; nil when none is configured.
 	Ray *RayStatus
+	// MyJobs are the signed-in user's live jobs (nil: not shown).
+	MyJobs []MyJob
+}
+
+// MyJob is one of the user's live jobs, at a glance.
+type MyJob struct {
+	ID       int64
+	Name     string
+	State    string // queued, scheduled, allocating, running, preempted
+	GPUs     int
+	Since    time.Time // submitted (pending) or started (running)
+	Position int       // place in the queue; 0 when not queued
+	Reason   string    // why it waits
+	StartsAt time.Time // estimated start; zero when unknown
 }
 
 // RayStatus is the Ray cluster line above the GPU grid.
@@ -87,7 +101,11 @@ type ClusterTotals struct {
 	GPUs, Free, Allocated int
 	Unavailable           int
 	// Foreign GPUs run processes the scheduler did not start.
-	Foreign                       int
+	Foreign int
+	// Reserved GPUs are booked or held now (named GPUs and counts).
+	Reserved int
+	// Idle GPUs are allocated but near 0% utilization for a while.
+	Idle                          int
 	AvgUtilizationPct             float64
 	MemoryUsedMiB, MemoryTotalMiB int64
 }
@@ -117,6 +135,13 @@ type GPU struct {
 	Holder         string // who holds it (user name/email) or ""
 	JobID          int64  // 0 when none
 	JobName        string
+	// Condition says why an unavailable GPU is: "node down", "node drained",
+	// "drained", "failed"; empty otherwise.
+	Condition string
+	// IdleSince is when an allocated GPU fell near 0% utilization (zero: busy).
+	IdleSince time.Time
+	// ReservedBy names who books or holds the GPU now (State "booked" or "held").
+	ReservedBy string
 }
 
 // ErrorPage is shown for non-API errors.

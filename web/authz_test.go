@@ -400,7 +400,7 @@ func registerGPUs(t testing.TB, s *testserver.Server, name string, n int) {
 	}
 }
 
-func mustURL(t *testing.T, raw string) *url.URL {
+func mustURL(t testing.TB, raw string) *url.URL {
 	t.Helper()
 	u, err := url.Parse(raw)
 	if err != nil {

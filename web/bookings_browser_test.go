@@ -41,7 +41,7 @@ func TestBookingsCalendarInBrowser(t *testing.T) {
 	}
 	poll(t, tab, "ana's booking in the grid without a reload",
 		`window.__sameDocument === true && Array.from(document.querySelectorAll('[data-testid=booking-bar]')).some(b => b.innerText.includes('2 ×'))`, 10*time.Second)
-	screenshot(t, tab, "bookings-ana.png")
+	browsertest.Screenshot(t, tab, "bookings-ana")
 
 	bo := otherUser(t, tab)
 	devSignIn(t, bo, s.URL, "bo@example.com", "/bookings")
@@ -64,7 +64,7 @@ func TestBookingsCalendarInBrowser(t *testing.T) {
 	if !contains([]byte(msg), want) || !contains([]byte(msg), "2 GPUs") && !contains([]byte(msg), "2 H100") {
 		t.Errorf("bo's refusal %q does not name ana's booking", msg)
 	}
-	screenshot(t, bo, "bookings-bo-refused.png")
+	browsertest.Screenshot(t, bo, "bookings-bo-refused")
 	n, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=booking-bar]').length`))
 	if err != nil || n != 1 {
 		t.Fatalf("ana's grid shows %d bookings, want 1 (%v)", n, err)
@@ -77,8 +77,8 @@ func TestBookingsCalendarInBrowser(t *testing.T) {
 	fits, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.documentElement.scrollWidth <= window.innerWidth + 1 &&
 		document.querySelector('.calendar-scroll').scrollWidth > document.querySelector('.calendar-scroll').clientWidth`))
 	if err != nil || !fits {
-		screenshot(t, tab, "bookings-phone-failed.png")
+		browsertest.Screenshot(t, tab, "bookings-phone-failed")
 		t.Fatalf("at phone width the page is wider than the screen or the grid does not scroll (%v)", err)
 	}
-	screenshot(t, tab, "bookings-phone.png")
+	browsertest.Screenshot(t, tab, "bookings-phone")
 }

@@ -2,35 +2,14 @@ package web_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-)
 
-// screenshot saves a full-page PNG of tab as name under GPUSCHED_SCREENSHOTS
-// (default: a folder in the OS temp dir), never in the repository.
-func screenshot(t *testing.T, tab context.Context, name string) {
-	t.Helper()
-	dir := os.Getenv("GPUSCHED_SCREENSHOTS")
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "gpusched-screenshots")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatalf("screenshot %s: %v", name, err)
-	}
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, png, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", path)
-}
+	"github.com/gpuscheduler/gpuscheduler/internal/browsertest"
+)
 
 // devSignIn signs email in through the dev sign-in form of a tab that is
 // signed out (a fresh browser context), and opens page.
@@ -53,7 +32,7 @@ func devSignIn(t *testing.T, tab context.Context, base, email, page string) {
 func poll(t *testing.T, tab context.Context, what, js string, timeout time.Duration) {
 	t.Helper()
 	if _, err := chromedp.Run(tab, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(timeout))); err != nil {
-		screenshot(t, tab, "failed-"+t.Name()+".png")
+		browsertest.Screenshot(t, tab, "failed-"+strings.ReplaceAll(t.Name(), "/", "_"))
 		t.Fatalf("waiting for %s: %v", what, err)
 	}
 }

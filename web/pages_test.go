@@ -77,7 +77,7 @@ func TestDevLoginFlow(t *testing.T) {
 	}
 	body := readAll(t, resp)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || !contains(body, "ana") || !contains(body, `sse-connect="/events?topics=gpus,nodes"`) {
+	if resp.StatusCode != 200 || !contains(body, "ana") || !contains(body, `sse-connect="/events?topics=gpus,nodes,bookings,queue"`) {
 		t.Fatalf("cluster page after login: %d\n%s", resp.StatusCode, body)
 	}
 

@@ -55,7 +55,7 @@ func TestQueueSubmitAndFollowLogsInBrowser(t *testing.T) {
 	}
 	poll(t, tab, "the job in the queue's tables without a reload",
 		`window.__sameDocument === true && document.querySelector('#queue').innerText.includes('follow-me')`, 10*time.Second)
-	screenshot(t, tab, "queue-submitted.png")
+	browsertest.Screenshot(t, tab, "queue-submitted")
 
 	err = chromedp.Do(tab,
 		chromedp.Click(`#queue [data-testid=job-link]`),
@@ -75,14 +75,14 @@ func TestQueueSubmitAndFollowLogsInBrowser(t *testing.T) {
 	if contains([]byte(first), "step 6") {
 		t.Fatalf("the output was complete at first sight, so following it was not tested: %q", first)
 	}
-	screenshot(t, tab, "job-running.png")
+	browsertest.Screenshot(t, tab, "job-running")
 	poll(t, tab, "the rest of the output, followed without a reload",
 		`window.__sameDocument === true && document.querySelector('[data-testid=job-log]').innerText.includes('step 6') &&
 		 document.querySelector('[data-testid=job-log]').innerText.includes('end of output')`, 30*time.Second)
 	poll(t, tab, "the job's state to turn completed (SSE)",
 		`document.querySelector('[data-testid=job-state]').innerText === 'completed' &&
 		 document.querySelector('[data-testid=job-timeline]').innerText.includes('running')`, 15*time.Second)
-	screenshot(t, tab, "job-logs.png")
+	browsertest.Screenshot(t, tab, "job-logs")
 	if n, err := chromedp.Run(tab, chromedp.Evaluate[int](`window.__logEvents`)); err != nil || n == 0 {
 		t.Errorf("the page got %d \"logs\" events over SSE while the job wrote its output (%v)", n, err)
 	}
@@ -94,9 +94,9 @@ func TestQueueSubmitAndFollowLogsInBrowser(t *testing.T) {
 		}
 		fits, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.documentElement.scrollWidth <= window.innerWidth + 1`))
 		if err != nil || !fits {
-			screenshot(t, tab, "phone-failed.png")
+			browsertest.Screenshot(t, tab, "phone-failed")
 			t.Fatalf("%s is wider than a phone's screen (%v)", page, err)
 		}
 	}
-	screenshot(t, tab, "queue-phone.png")
+	browsertest.Screenshot(t, tab, "queue-phone")
 }

@@ -46,6 +46,7 @@ func (s *Server) routes(o Options) {
 	user.DELETE("/bookings/:id", h.BookingCancel)
 	user.GET("/orchestrator/status", h.OrchestratorStatus)
 	user.GET("/orchestrator/policies", h.OrchestratorPolicies)
+	user.GET("/usage", h.UsageData) // the usage page's data
 	admin := user.Group("", adminOnly)
 	admin.POST("/orchestrator/start", h.OrchestratorStart)
 	admin.POST("/orchestrator/stop", h.OrchestratorStop)
@@ -122,6 +123,9 @@ func (s *Server) routes(o Options) {
 	in.GET("/fragments/bookings", h.BookingsFragment)
 	in.POST("/bookings", h.BookingCreatePage)
 	in.POST("/bookings/:id/cancel", h.BookingCancelPage)
+	// Usage: graphs of telemetry, GPU-hours, the queue and fair share.
+	in.GET("/usage", h.UsagePage)
+	in.GET("/usage/data", h.UsageData)
 	in.GET("/events", s.hub.Stream)
 	// API tokens and admin pages (sign-in branch).
 	in.GET("/settings/tokens", h.TokensPage)

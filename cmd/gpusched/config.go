@@ -15,6 +15,7 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/handlers"
 	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/internal/signin"
+	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
 // Config is everything `gpusched` reads from its flags and environment,
@@ -84,6 +85,13 @@ type Config struct {
 	// the executor of a job that names none (GPUSCHED_DEFAULT_EXECUTOR).
 	Ray             RayConfig
 	DefaultExecutor string
+
+	// Usage history retention: Retention.Raw is GPUSCHED_TELEMETRY_RAW_RETENTION
+	// (telemetry at heartbeat resolution, default 48h), Retention.Minute
+	// GPUSCHED_TELEMETRY_MINUTE_RETENTION (1-minute roll-ups, default 840h = 35
+	// days), Retention.Hour GPUSCHED_TELEMETRY_HOUR_RETENTION (1-hour roll-ups
+	// and queue samples, default 9600h = 400 days).
+	Retention models.Retention
 }
 
 // bindServeFlags declares the flags of `serve` whose values override the environment.
@@ -139,6 +147,14 @@ func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 		SimNodes:          str("sim-nodes", "2x8:H100-80GB", "GPUSCHED_SIM_NODES"),
 		ShutdownTimeout:   dur("GPUSCHED_SHUTDOWN_TIMEOUT", 20*time.Second),
 		HoldTTL:           dur("GPUSCHED_HOLD_TTL", 15*time.Minute),
+	}
+	// Usage history retention.
+	keep := models.DefaultRetention()
+	c.Retention = models.Retention{Raw: dur("GPUSCHED_TELEMETRY_RAW_RETENTION", keep.Raw),
+		Minute: dur("GPUSCHED_TELEMETRY_MINUTE_RETENTION", keep.Minute), Hour: dur("GPUSCHED_TELEMETRY_HOUR_RETENTION", keep.Hour)}
+	if c.Retention.Minute < 2*time.Hour || c.Retention.Raw < 10*time.Minute {
+		// Hours are rolled up from minutes, minutes from raw samples: each must outlive the next run.
+		fail("GPUSCHED_TELEMETRY_MINUTE_RETENTION must be at least 2h and GPUSCHED_TELEMETRY_RAW_RETENTION at least 10m")
 	}
 	devStr := str("dev", "false", "GPUSCHED_DEV")
 	dev, err := strconv.ParseBool(devStr)

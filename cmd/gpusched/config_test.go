@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -56,6 +58,17 @@ func TestLoadConfig(t *testing.T) {
 				}
 			},
 		},
+		"usage history retention": {
+			env: map[string]string{"GPUSCHED_TELEMETRY_RAW_RETENTION": "6h", "GPUSCHED_TELEMETRY_HOUR_RETENTION": "2160h"},
+			check: func(t *testing.T, c Config) {
+				want := models.Retention{Raw: 6 * time.Hour, Minute: models.DefaultRetention().Minute, Hour: 90 * 24 * time.Hour}
+				if c.Retention != want {
+					t.Fatalf("retention %+v, want %+v", c.Retention, want)
+				}
+			},
+		},
+		"retention too short":    {env: map[string]string{"GPUSCHED_TELEMETRY_MINUTE_RETENTION": "30m"}, err: "at least 2h"},
+		"bad retention":          {env: map[string]string{"GPUSCHED_TELEMETRY_MINUTE_RETENTION": "-1h"}, err: "GPUSCHED_TELEMETRY_MINUTE_RETENTION"},
 		"both value and file":    {env: map[string]string{"GPUSCHED_SESSION_KEY": "x", "GPUSCHED_SESSION_KEY_FILE": secret}, err: "not both"},
 		"missing file":           {env: map[string]string{"GPUSCHED_SESSION_KEY_FILE": "/nonexistent/key"}, err: "GPUSCHED_SESSION_KEY_FILE"},
 		"bad duration":           {env: map[string]string{"GPUSCHED_NODE_DOWN_AFTER": "soon"}, err: "GPUSCHED_NODE_DOWN_AFTER"},

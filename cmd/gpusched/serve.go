@@ -72,7 +72,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	metrics := web.NewMetrics(reg)
 
 	deps := &jobs.Deps{DB: db.DB, Logger: logger, Now: now,
-		Config: jobs.Config{NodeDownAfter: cfg.NodeDownAfter, Workers: 10, Scoring: cfg.Scoring}}
+		Config: jobs.Config{NodeDownAfter: cfg.NodeDownAfter, Workers: 10, Scoring: cfg.Scoring, Retention: cfg.Retention}}
 	riverClient, err := jobs.NewClient(deps)
 	if err != nil {
 		return err

@@ -9,12 +9,14 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// ScreenshotDir is where page tests save screenshots: GPUSCHED_SCREENSHOT_DIR
-// when set, else gpusched-screenshots under the OS temp directory (never
-// inside the repository).
+// ScreenshotDir is where page tests save screenshots: GPUSCHED_SCREENSHOTS
+// (or GPUSCHED_SCREENSHOT_DIR) when set, else gpusched-screenshots under the
+// OS temp directory (never inside the repository).
 func ScreenshotDir() string {
-	if d := os.Getenv("GPUSCHED_SCREENSHOT_DIR"); d != "" {
-		return d
+	for _, env := range []string{"GPUSCHED_SCREENSHOTS", "GPUSCHED_SCREENSHOT_DIR"} {
+		if d := os.Getenv(env); d != "" {
+			return d
+		}
 	}
 	return filepath.Join(os.TempDir(), "gpusched-screenshots")
 }

@@ -1,0 +1,188 @@
+package models_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// t0 is the start of the synthetic telemetry history: on the hour.
+var t0 = time.Date(2026, 11, 2, 6, 0, 0, 0, time.UTC)
+
+// seedSamples writes raw samples every 10s over [t0, t0+d) for two GPUs:
+// the first steady at 40%, the second alternating 0% and 100%.
+func seedSamples(t *testing.T, db *models.DB, nodeID int64, gpus []int64, d time.Duration) {
+	t.Helper()
+	_, err := db.Bun.ExecContext(context.Background(), `
+INSERT INTO gpu_samples (at, gpu_id, node_id, utilization_pct, memory_used_mib, temperature_c, power_w)
+SELECT s.at, g.id, ?, CASE WHEN g.id = ? THEN 40 ELSE (CASE WHEN (extract(epoch FROM s.at)::bigint / 10) % 2 = 0 THEN 0 ELSE 100 END) END,
+    1024, 50, 300
+FROM generate_series(?::timestamptz, ?::timestamptz - interval '10 seconds', interval '10 seconds') AS s(at),
+     (SELECT unnest(?::bigint[]) AS id) AS g`, nodeID, gpus[0], t0, t0.Add(d), pgArray(gpus))
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func pgArray(ids []int64) string {
+	s := "{"
+	for i, id := range ids {
+		if i > 0 {
+			s += ","
+		}
+		s += strconv.FormatInt(id, 10)
+	}
+	return s + "}"
+}
+
+type rollupRow struct {
+	Resolution int       `bun:"resolution_s"`
+	Bucket     time.Time `bun:"bucket"`
+	GPU        int64     `bun:"gpu_id"`
+	Samples    int       `bun:"samples"`
+	Avg        float64   `bun:"utilization_avg"`
+	Max        int       `bun:"utilization_max"`
+}
+
+func rollups(t *testing.T, db *models.DB, resolution int) []rollupRow {
+	t.Helper()
+	var out []rollupRow
+	err := db.Bun.NewRaw(`SELECT resolution_s, bucket, gpu_id, samples, utilization_avg, utilization_max FROM gpu_rollups
+WHERE resolution_s = ? ORDER BY gpu_id, bucket`, resolution).Scan(context.Background(), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range out {
+		out[i].Bucket = out[i].Bucket.UTC()
+	}
+	return out
+}
+
+func count(t *testing.T, db *models.DB, query string) int {
+	t.Helper()
+	var n int
+	if err := db.Bun.NewRaw(query).Scan(context.Background(), &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A heartbeat's telemetry lands in gpu_samples, one row per GPU.
+func TestRecordSamples(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	ctx := context.Background()
+	node, _ := testdb.Node(t, db, 2)
+	for i := range 3 {
+		now := t0.Add(time.Duration(i) * 5 * time.Second)
+		err := db.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+			samples := []models.GPUTelemetry{
+				{UUID: "GPU-" + node.Name[len("node-"):] + "-0", UtilizationPct: 10 * i, Health: models.HealthOK},
+				{UUID: "GPU-" + node.Name[len("node-"):] + "-1", UtilizationPct: 20 * i, Health: models.HealthOK},
+			}
+			if _, err := models.RecordHeartbeat(ctx, tx, node.ID, samples, now); err != nil {
+				return err
+			}
+			return models.RecordSamples(ctx, tx, node.ID, now)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []int
+	if err := db.Bun.NewRaw(`SELECT utilization_pct FROM gpu_samples ORDER BY at, gpu_id`).Scan(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]int{0, 0, 10, 20, 20, 40}, got); d != "" {
+		t.Errorf("samples (-want +got):\n%s", d)
+	}
+}
+
+// Roll-ups: complete minutes, hours from minutes weighted by samples,
+// idempotent reruns, and retention per resolution.
+func TestRollUp(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	ctx := context.Background()
+	node, gpus := testdb.Node(t, db, 2)
+	seedSamples(t, db, node.ID, gpus, 2*time.Hour+20*time.Second)
+	now := t0.Add(2*time.Hour + 30*time.Second)
+	keepAll := models.Retention{}
+
+	res, err := models.RollUp(ctx, db.Bun, now, keepAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Minutes != 2*120 || res.Hours != 2*2 {
+		t.Errorf("first run wrote %d minute and %d hour rows, want 240 and 4", res.Minutes, res.Hours)
+	}
+	minutes := rollups(t, db, 60)
+	for _, m := range minutes {
+		want := rollupRow{Resolution: 60, Bucket: m.Bucket, GPU: m.GPU, Samples: 6, Avg: 40, Max: 40}
+		if m.GPU == gpus[1] {
+			want.Avg, want.Max = 50, 100
+		}
+		if d := cmp.Diff(want, m); d != "" {
+			t.Fatalf("minute roll-up (-want +got):\n%s", d)
+		}
+	}
+	hours := rollups(t, db, 3600)
+	want := []rollupRow{
+		{3600, t0, gpus[0], 360, 40, 40}, {3600, t0.Add(time.Hour), gpus[0], 360, 40, 40},
+		{3600, t0, gpus[1], 360, 50, 100}, {3600, t0.Add(time.Hour), gpus[1], 360, 50, 100},
+	}
+	if d := cmp.Diff(want, hours); d != "" {
+		t.Errorf("hour roll-ups (-want +got):\n%s", d)
+	}
+
+	// Running again changes nothing.
+	if _, err := models.RollUp(ctx, db.Bun, now, keepAll); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(minutes, rollups(t, db, 60)); d != "" {
+		t.Errorf("rerun changed minute roll-ups:\n%s", d)
+	}
+	if d := cmp.Diff(hours, rollups(t, db, 3600)); d != "" {
+		t.Errorf("rerun changed hour roll-ups:\n%s", d)
+	}
+
+	// A minute later the third hour starts, partial, and is redone as it fills.
+	if _, err := models.RollUp(ctx, db.Bun, now.Add(time.Minute), keepAll); err != nil {
+		t.Fatal(err)
+	}
+	third := rollups(t, db, 3600)
+	if len(third) != 6 || third[2].Bucket != t0.Add(2*time.Hour) || third[2].Samples != 2 {
+		t.Errorf("partial third hour: %+v", third)
+	}
+
+	// Retention: each resolution keeps its own span.
+	keep := models.Retention{Raw: 30 * time.Minute, Minute: time.Hour, Hour: 90 * time.Minute}
+	res, err = models.RollUp(ctx, db.Bun, now, keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		name, query string
+		want        int
+	}{
+		{"raw samples older than 30m", `SELECT count(*) FROM gpu_samples WHERE at < '2026-11-02T07:30:30Z'`, 0},
+		{"raw samples kept: 07:30:30 to 08:00:10, every 10s, two GPUs", `SELECT count(*) FROM gpu_samples`, 2 * 179},
+		{"minutes older than 1h", `SELECT count(*) FROM gpu_rollups WHERE resolution_s = 60 AND bucket < '2026-11-02T07:00:30Z'`, 0},
+		{"hours older than 90m", `SELECT count(*) FROM gpu_rollups WHERE resolution_s = 3600 AND bucket < '2026-11-02T06:30:30Z'`, 0},
+		{"hours kept", `SELECT count(*) FROM gpu_rollups WHERE resolution_s = 3600`, 4},
+	}
+	for _, c := range checks {
+		if got := count(t, db, c.query); got != c.want {
+			t.Errorf("%s: %d rows, want %d", c.name, got, c.want)
+		}
+	}
+	if res.RawDeleted == 0 || res.MinutesDeleted == 0 || res.HoursDeleted != 2 {
+		t.Errorf("retention deleted %+v", res)
+	}
+}
