@@ -153,6 +153,11 @@ func authzRows() map[string]authzRow {
 		"POST /jobs/:id/priority":      {req: jobPath("/jobs/%d/priority", "priority=high"), want: [4]int{401, 303, 404, 303}},
 		"POST /queue":                  {req: path("", "gpu_count=1&executor=lease&name=authz&priority=normal"), want: post(303)},
 
+		// Usage graphs: every signed-in user (members see their teams and themselves).
+		"GET /usage":        {want: page(200)},
+		"GET /usage/data":   {want: page(200)},
+		"GET /api/v1/usage": {want: user(200)},
+
 		// Admin pages.
 		"GET /admin":                      {want: [4]int{303, 403, 403, 303}},
 		"GET /admin/users":                {want: adminPage(200)},
