@@ -8,19 +8,19 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/browsertest"
-	"github.com/gpuscheduler/gpuscheduler/internal/testserver"
 )
 
-// The calendar in a real browser: ana books 2 GPUs for tomorrow through the
-// form (htmx) and sees her booking appear in the grid (SSE); bo, in another
+// The calendar in a real browser, both users signed in through a real OpenID
+// Connect provider: ana books 2 GPUs for tomorrow through the
+// form (htmx) and sees her booking appear in the grid (SSE); dora, in another
 // browser context, asks for 7 of the 8 GPUs in the same window and is
 // refused with a message naming ana's booking; ana's grid stays as it was.
 func TestBookingsCalendarInBrowser(t *testing.T) {
 	t.Parallel()
-	s := testserver.New(t)
+	s, ops := startSSO(t)
 	startFakeNodes(t, s, "1x8:H100-80GB")
 	tab := browsertest.New(t, 90*time.Second)
-	devSignIn(t, tab, s.URL, "ana@example.com", "/bookings")
+	browserSignIn(t, tab, s.URL, ops["oidc"], "oidc", "ana@example.com", "/bookings")
 	poll(t, tab, "the node's GPUs in the form", `document.querySelectorAll('input[name=gpu_ids]').length === 8`, 20*time.Second)
 	// The page must be reloaded once the node has registered, for the form's choices.
 	if err := chromedp.Do(tab, chromedp.Navigate(s.URL+"/bookings"), chromedp.WaitVisible(`[data-testid=book]`)); err != nil {
@@ -43,9 +43,9 @@ func TestBookingsCalendarInBrowser(t *testing.T) {
 		`window.__sameDocument === true && Array.from(document.querySelectorAll('[data-testid=booking-bar]')).some(b => b.innerText.includes('2 ×'))`, 10*time.Second)
 	browsertest.Screenshot(t, tab, "bookings-ana")
 
-	bo := otherUser(t, tab)
-	devSignIn(t, bo, s.URL, "bo@example.com", "/bookings")
-	err = chromedp.Do(bo,
+	dora := otherUser(t, tab)
+	browserSignIn(t, dora, s.URL, ops["corp"], "corp", "dora@example.com", "/bookings")
+	err = chromedp.Do(dora,
 		chromedp.WaitVisible(`[data-testid=book]`),
 		chromedp.SetValue(`#bk-count`, "7"),
 		chromedp.SetValue(`#bk-start`, from),
@@ -54,17 +54,17 @@ func TestBookingsCalendarInBrowser(t *testing.T) {
 		chromedp.WaitVisible(`[data-testid=booking-error]`),
 	)
 	if err != nil {
-		t.Fatalf("bo books 7 GPUs: %v", err)
+		t.Fatalf("dora books 7 GPUs: %v", err)
 	}
-	msg, err := chromedp.Run(bo, chromedp.Evaluate[string](`document.querySelector('[data-testid=booking-error]').innerText`))
+	msg, err := chromedp.Run(dora, chromedp.Evaluate[string](`document.querySelector('[data-testid=booking-error]').innerText`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := fmt.Sprintf("ana@example.com's booking #")
 	if !contains([]byte(msg), want) || !contains([]byte(msg), "2 GPUs") && !contains([]byte(msg), "2 H100") {
-		t.Errorf("bo's refusal %q does not name ana's booking", msg)
+		t.Errorf("dora's refusal %q does not name ana's booking", msg)
 	}
-	browsertest.Screenshot(t, bo, "bookings-bo-refused")
+	browsertest.Screenshot(t, dora, "bookings-dora-refused")
 	n, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=booking-bar]').length`))
 	if err != nil || n != 1 {
 		t.Fatalf("ana's grid shows %d bookings, want 1 (%v)", n, err)

@@ -9,22 +9,18 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/browsertest"
+	"github.com/gpuscheduler/gpuscheduler/internal/oidctest"
 )
 
-// devSignIn signs email in through the dev sign-in form of a tab that is
-// signed out (a fresh browser context), and opens page.
-func devSignIn(t *testing.T, tab context.Context, base, email, page string) {
+// browserSignIn signs email in, in tab, through the test's OpenID Connect
+// provider op (named provider on the login page), then opens page.
+func browserSignIn(t *testing.T, tab context.Context, base string, op *oidctest.Provider, provider, email, page string) {
 	t.Helper()
-	err := chromedp.Do(tab,
-		chromedp.Navigate(base+"/login?next="+page),
-		chromedp.WaitVisible(`#dev-email`),
-		chromedp.SetValue(`#dev-email`, email),
-		chromedp.Click(`button[type=submit]`),
-		chromedp.WaitVisible(`.nav-name`),
-		chromedp.Navigate(base+page),
-	)
-	if err != nil {
-		t.Fatalf("sign in as %s and open %s: %v", email, page, err)
+	if err := op.BrowserSignIn(tab, base+"/login?next="+page, provider, email, `.nav-name`); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(tab, chromedp.Navigate(base+page)); err != nil {
+		t.Fatalf("open %s as %s: %v", page, email, err)
 	}
 }
 

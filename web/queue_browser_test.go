@@ -8,7 +8,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/browsertest"
-	"github.com/gpuscheduler/gpuscheduler/internal/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -17,10 +16,10 @@ import (
 // until it ends.
 func TestQueueSubmitAndFollowLogsInBrowser(t *testing.T) {
 	t.Parallel()
-	s := testserver.New(t)
+	s, ops := startSSO(t)
 	startFakeNodes(t, s, "1x8:H100-80GB")
 	tab := browsertest.New(t, 90*time.Second)
-	devSignIn(t, tab, s.URL, "ana@example.com", "/queue")
+	browserSignIn(t, tab, s.URL, ops["oidc"], "oidc", "ana@example.com", "/queue")
 	// The node runs ana's jobs as the Unix user running this test.
 	me, err := user.Current()
 	if err != nil {
