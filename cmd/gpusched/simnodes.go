@@ -67,6 +67,8 @@ func startSimNodes(ctx context.Context, db *models.DB, specText, baseURL, dataDi
 			Logger:   logger.With("sim_node", names[i]),
 			Interval: 2 * time.Second,
 			StateDir: filepath.Join(dataDir, "sim-nodes", names[i]),
+			// Simulated hosts: the server's own user runs everyone's jobs.
+			RunAsSelf: true,
 		}
 		wg.Go(func() {
 			if err := agent.Run(ctx); err != nil {

@@ -34,6 +34,10 @@ type Agent struct {
 	// UserMap maps job owners' emails to Unix users, over the users' own
 	// unix_user; it matters only when the agent runs as root.
 	UserMap map[string]string
+	// RunAsSelf runs every job as the agent's own user even when it is
+	// root: for the simulated nodes of `serve --dev`, where the jobs'
+	// owners have no accounts on the machine.
+	RunAsSelf bool
 	// Procs reads processes; zero: the host's /proc.
 	Procs gpu.ProcFS
 
@@ -96,7 +100,7 @@ func (a *Agent) startRunner(ctx context.Context) error {
 	}
 	work, _ := a.GPUs.(gpu.Workloads)
 	r := &runner{ctx: ctx, files: runFiles{dir: dir}, procfs: procs, logger: a.Logger, work: work,
-		mapping: a.UserMap, report: agentReporter{a}, runs: map[int64]*run{}}
+		mapping: a.UserMap, asSelf: a.RunAsSelf, report: agentReporter{a}, runs: map[int64]*run{}}
 	a.runs.Store(r)
 	return r.reattach()
 }

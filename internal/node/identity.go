@@ -22,10 +22,10 @@ type identity struct {
 
 // jobIdentity decides who runs s. An agent running as root runs the job
 // as its owner's Unix user (the user's unix_user, or the agent's own
-// mapping from the owner's email); one running as anyone else runs every
-// job as itself.
-func jobIdentity(s *apiclient.StartJob, mapping map[string]string) (identity, error) {
-	if os.Geteuid() != 0 {
+// mapping from the owner's email); one running as anyone else, or told to
+// (asSelf), runs every job as itself.
+func jobIdentity(s *apiclient.StartJob, mapping map[string]string, asSelf bool) (identity, error) {
+	if asSelf || os.Geteuid() != 0 {
 		me, err := user.Current()
 		if err != nil {
 			return identity{}, fmt.Errorf("node: who am I: %w", err)

@@ -22,6 +22,7 @@ type runner struct {
 	logger  *slog.Logger
 	work    gpu.Workloads // nil unless the provider simulates load
 	mapping map[string]string
+	asSelf  bool // run every job as the agent itself
 	report  reporter
 
 	mu   sync.Mutex
@@ -53,7 +54,7 @@ func (r *runner) start(id int64, s *apiclient.StartJob) (int, error) {
 	if rn, ok := r.runs[id]; ok {
 		return rn.rec.PID, nil
 	}
-	who, err := jobIdentity(s, r.mapping)
+	who, err := jobIdentity(s, r.mapping, r.asSelf)
 	if err != nil {
 		return 0, err
 	}
