@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -37,6 +38,9 @@ type Options struct {
 	SecureCookies bool
 	// SignInRate limits the sign-in routes per client address (zero: DefaultSignInRate).
 	SignInRate RateLimit
+	// TrustedProxies may name the client in X-Forwarded-For; from anyone
+	// else the header is ignored and the client is the connection's peer.
+	TrustedProxies []netip.Prefix
 }
 
 // Server is the assembled HTTP server.
@@ -58,6 +62,7 @@ type Server struct {
 func New(o Options) *Server {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	e.IPExtractor = ipExtractor(o.TrustedProxies)
 	s := &Server{
 		Echo: e, h: o.Handlers, db: o.DB, sessions: o.Sessions, hub: o.Hub, logger: o.Logger, now: o.Now,
 		touches: newTokenTouches(o.DB, o.Logger, o.Now),

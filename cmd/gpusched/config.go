@@ -76,6 +76,11 @@ type Config struct {
 	// /v1/observe without a token (GPUSCHED_SCORING_TRUSTED_NETWORKS, CIDRs, comma-separated;
 	// default none: a personal token is always required).
 	ScoringTrusted []netip.Prefix
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the
+	// client (GPUSCHED_TRUSTED_PROXIES, CIDRs or addresses, comma-separated;
+	// default none: the client is the connection's peer). The sign-in rate
+	// limit and the audit log use that client address.
+	TrustedProxies []netip.Prefix
 	// Sign-in (see signin_config.go and the README's Sign-in section): the
 	// identity providers (GPUSCHED_OIDC_*, GPUSCHED_GITHUB_*, GPUSCHED_GOOGLE_*)
 	// and who may join (GPUSCHED_ALLOWED_EMAIL_DOMAINS, GPUSCHED_ALLOWED_EMAILS).
@@ -170,6 +175,7 @@ func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 		fail("GPUSCHED_DB_MAX_CONNS=%q must be a number ≥ 2", maxConns)
 	}
 	c.Scoring, c.ScoringTrusted = scoringConfig(getenv, fail)
+	c.TrustedProxies = networks(getenv, "GPUSCHED_TRUSTED_PROXIES", fail)
 	c.SignIn, c.SignInPolicy = signInConfig(getenv, fail)
 	c.SignInPolicy.Admins = c.Admins
 	holdLimit := str("", "2", "GPUSCHED_HOLD_LIMIT")

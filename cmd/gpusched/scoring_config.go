@@ -36,18 +36,24 @@ func scoringConfig(getenv func(string) string, fail func(string, ...any)) (scori
 		}
 		c.EnableInterference = v
 	}
-	var trusted []netip.Prefix
-	for _, s := range splitList(getenv("GPUSCHED_SCORING_TRUSTED_NETWORKS")) {
+	return c, networks(getenv, "GPUSCHED_SCORING_TRUSTED_NETWORKS", fail)
+}
+
+// networks reads env as a comma-separated list of networks (10.0.0.0/8)
+// or single addresses.
+func networks(getenv func(string) string, env string, fail func(string, ...any)) []netip.Prefix {
+	var out []netip.Prefix
+	for _, s := range splitList(getenv(env)) {
 		p, err := netip.ParsePrefix(s)
 		if err != nil {
 			a, aerr := netip.ParseAddr(s)
 			if aerr != nil {
-				fail("GPUSCHED_SCORING_TRUSTED_NETWORKS: %q is not a network like 10.0.0.0/8 or an address", s)
+				fail("%s: %q is not a network like 10.0.0.0/8 or an address", env, s)
 				continue
 			}
 			p = netip.PrefixFrom(a, a.BitLen())
 		}
-		trusted = append(trusted, p.Masked())
+		out = append(out, p.Masked())
 	}
-	return c, trusted
+	return out
 }

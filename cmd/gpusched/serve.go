@@ -114,7 +114,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	srv := web.New(web.Options{
 		Handlers: h, DB: db.DB, Listener: listener, Sessions: sessions, Hub: web.NewHub(listener, logger, metrics), Metrics: metrics,
 		Gatherer: reg, Static: assets, RiverUI: riverUI, Logger: logger, Now: now,
-		SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://"),
+		SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://"), TrustedProxies: cfg.TrustedProxies,
 	})
 
 	ln, err := net.Listen("tcp", cfg.Listen)
