@@ -102,34 +102,40 @@ func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx *Tx) err
 		return fmt.Errorf("models: pin connection: %w", err)
 	}
 	defer conn.Close()
-	var raw *pgx.Conn
+	// Begin, commit and rollback run inside conn.Raw, under database/sql's
+	// lock of the driver connection: when a context is canceled mid-query,
+	// database/sql closes the query's rows from another goroutine under that
+	// lock, and a rollback on the raw connection beside it would race.
+	var ptx pgx.Tx
 	if err := conn.Raw(func(dc any) error {
 		c, ok := dc.(*stdlib.Conn)
 		if !ok {
 			return fmt.Errorf("models: driver connection is %T, not pgx", dc)
 		}
-		raw = c.Conn()
+		var err error
+		if ptx, err = c.Conn().Begin(ctx); err != nil {
+			return fmt.Errorf("models: begin: %w", err)
+		}
 		return nil
 	}); err != nil {
 		return err
 	}
-	ptx, err := raw.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("models: begin: %w", err)
+	rollback := func() {
+		_ = conn.Raw(func(any) error { return ptx.Rollback(context.WithoutCancel(ctx)) })
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			_ = ptx.Rollback(context.WithoutCancel(ctx))
+			rollback()
 			panic(p)
 		}
 		if err != nil {
-			_ = ptx.Rollback(context.WithoutCancel(ctx))
+			rollback()
 		}
 	}()
 	if err = fn(ctx, &Tx{IDB: conn, pgx: ptx}); err != nil {
 		return err
 	}
-	if err = ptx.Commit(ctx); err != nil {
+	if err = conn.Raw(func(any) error { return ptx.Commit(ctx) }); err != nil {
 		return fmt.Errorf("models: commit: %w", err)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -85,5 +86,37 @@ func TestInTxRollsBackOnPanic(t *testing.T) {
 	// The pool is still usable afterwards.
 	if _, err := models.CreateUser(ctx, db.Bun, "after@example.com", "", ""); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A context canceled in the middle of a query ends the transaction cleanly
+// (under -race: database/sql closes the query's rows from its own goroutine
+// while InTx rolls back) and leaves the pool usable.
+func TestInTxCanceledMidQuery(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	for i := range 20 {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(1+i%5)*time.Millisecond)
+		err := db.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+			rows, err := tx.QueryContext(ctx, "SELECT pg_sleep(0.05), generate_series(1, 1000)")
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+			}
+			return rows.Err()
+		})
+		cancel()
+		if err == nil {
+			t.Fatalf("round %d: a query cut off by its context committed", i)
+		}
+	}
+	var n int
+	if err := db.Bun.QueryRowContext(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("%d connections left idle in a transaction", n)
 	}
 }
