@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -131,6 +132,11 @@ func TestJobPageAccess(t *testing.T) {
 	admin := s.Login(t, "root@example.com") // the first to sign in to a dev server is its admin
 	ana := s.Login(t, "ana@example.com")
 	bo := s.Login(t, "bo@example.com")
+	// Scheduling paused: ana's job stays queued, where its priority may change
+	// (it would otherwise start on the idle node before the page is read).
+	if err := models.SetSchedulingPaused(context.Background(), s.DB.Bun, true, nil, time.Now()); err != nil {
+		t.Fatal(err)
+	}
 	st, _, loc := postForm(t, s, ana, "/queue", url.Values{"name": {"ana-job"}, "gpu_count": {"9"}, "executor": {"lease"}, "priority": {"normal"}})
 	if st != http.StatusBadRequest {
 		t.Fatalf("a job too big for any node: %d", st)
