@@ -136,18 +136,13 @@ func newBookingsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			for _, a := range args {
-				id, err := strconv.ParseInt(a, 10, 64)
-				if err != nil {
-					return fmt.Errorf("%q is not a booking id", a)
-				}
+			return eachID(args, "booking", func(id int64) error {
 				b, err := c.CancelBooking(cmd.Context(), id)
-				if err != nil {
-					return fmt.Errorf("booking %d: %w", id, err)
+				if err == nil {
+					fmt.Fprintf(cmd.OutOrStdout(), "booking %d %s\n", b.ID, b.State)
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "booking %d %s\n", b.ID, b.State)
-			}
-			return nil
+				return err
+			})
 		},
 	}
 	cmd.AddCommand(cancel)

@@ -99,14 +99,10 @@ func newCancelCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			for _, a := range args {
-				id, err := strconv.ParseInt(a, 10, 64)
-				if err != nil {
-					return fmt.Errorf("%q is not a job id", a)
-				}
+			return eachID(args, "job", func(id int64) error {
 				j, err := c.Cancel(cmd.Context(), id)
 				if err != nil {
-					return fmt.Errorf("job %d: %w", id, err)
+					return err
 				}
 				switch j.State {
 				case "canceled":
@@ -114,8 +110,8 @@ func newCancelCmd() *cobra.Command {
 				default: // a node or Ray stops it; the job ends when that is confirmed
 					fmt.Fprintf(cmd.OutOrStdout(), "job %d stopping (%s until its executor confirms)\n", j.ID, j.State)
 				}
-			}
-			return nil
+				return nil
+			})
 		},
 	}
 }
