@@ -101,6 +101,15 @@ func RunPass(ctx context.Context, d Deps, riverJobID int64, reason string) (mode
 		if err := applyPlan(ctx, d, tx, plan, now); err != nil {
 			return err
 		}
+		pinned, err := models.RecordBookingPins(ctx, tx, plan.Pins)
+		if err != nil {
+			return err
+		}
+		if pinned > 0 { // the overview's held and booked tiles move
+			if err := models.Notify(ctx, tx, models.ChannelGPUs, "pins"); err != nil {
+				return err
+			}
+		}
 		changed, err := models.RecordExplanations(ctx, tx, plan.Pending, prev, now)
 		if err != nil {
 			return err

@@ -37,4 +37,7 @@ type Booking struct {
 	ExpiredAt     *time.Time `bun:"expired_at" json:"expired_at,omitempty"`
 	MinMemoryMiB  *int64     `bun:"min_memory_mib" json:"min_memory_mib,omitempty"`
 	JobType       string     `bun:"job_type,notnull" json:"job_type,omitempty"`
+	// PinnedGPUIDs are the GPUs the last scheduling pass kept for it while
+	// in force (migration 0008, RecordBookingPins).
+	PinnedGPUIDs []int64 `bun:"pinned_gpu_ids,array" json:"pinned_gpu_ids,omitempty"`
 }

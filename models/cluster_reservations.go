@@ -16,7 +16,8 @@ type Reservation struct {
 }
 
 // Reservations are what live bookings and holds reserve now: by GPU where
-// they name GPUs, else as counts (the scheduler picks their GPUs).
+// they name GPUs or the last scheduling pass pinned GPUs to them
+// (RecordBookingPins), else as counts (no pass has placed them yet).
 type Reservations struct {
 	ByGPU                      map[int64]Reservation
 	UnnamedBooked, UnnamedHeld int // GPUs reserved by count only
@@ -34,7 +35,8 @@ func ClusterReservations(ctx context.Context, db bun.IDB, now time.Time) (Reserv
 	}
 	err := db.NewRaw(`
 SELECT b.kind, coalesce(nullif(u.name, ''), u.email) AS by, b.gpu_count,
-    ARRAY(SELECT bg.gpu_id FROM booking_gpus bg WHERE bg.booking_id = b.id ORDER BY bg.gpu_id) AS gpu_ids
+    coalesce(nullif(ARRAY(SELECT bg.gpu_id FROM booking_gpus bg WHERE bg.booking_id = b.id ORDER BY bg.gpu_id), '{}'),
+             b.pinned_gpu_ids, '{}') AS gpu_ids
 FROM bookings b JOIN users u ON u.id = b.user_id
 WHERE b.canceled_at IS NULL AND b.consumed_at IS NULL AND b.expired_at IS NULL
   AND b.starts_at <= ? AND b.ends_at > ?

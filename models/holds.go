@@ -50,6 +50,7 @@ type Hold struct {
 	ConsumedByJob *int64     `bun:"consumed_by_job"`
 	ExpiredAt     *time.Time `bun:"expired_at"`
 	CreatedAt     time.Time  `bun:"created_at,notnull,default:now()"`
+	PinnedGPUIDs  []int64    `bun:"pinned_gpu_ids,array"` // see Booking.PinnedGPUIDs
 }
 
 // State is the hold's state at now.

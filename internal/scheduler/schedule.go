@@ -126,7 +126,26 @@ func (p *pass) plan(q []*qjob) Plan {
 		}
 		pl.Pending = append(pl.Pending, e)
 	}
+	pl.Pins = p.activePins()
 	return pl
+}
+
+// activePins lists the GPUs pinned to the bookings in force now.
+func (p *pass) activePins() []Pin {
+	var out []Pin
+	for i := range p.bookings {
+		bk := &p.bookings[i]
+		if !bk.active || len(bk.pins) == 0 {
+			continue
+		}
+		ids := make([]int64, len(bk.pins))
+		for j, gi := range bk.pins {
+			ids[j] = p.gpus[gi].id
+		}
+		slices.Sort(ids)
+		out = append(out, Pin{BookingID: bk.b.ID, GPUIDs: ids})
+	}
+	return out
 }
 
 // ensureProfile builds the availability profile once, with the starts

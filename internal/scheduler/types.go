@@ -119,6 +119,16 @@ type Plan struct {
 	Preemptions []Preemption
 	// Pending explains every pending job that does not start, in queue order.
 	Pending []Explanation
+	// Pins are the GPUs the pass keeps for each booking or hold in force
+	// now (its named GPUs, or those it picked for a count), by booking ID,
+	// so that the dashboard can show which GPUs are held for whom.
+	Pins []Pin
+}
+
+// Pin is the GPUs kept for one booking or hold in force.
+type Pin struct {
+	BookingID int64
+	GPUIDs    []int64 // ascending
 }
 
 // Start places a job on exact GPUs now.
