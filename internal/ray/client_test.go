@@ -202,3 +202,65 @@ func TestNewRejectsBadAddresses(t *testing.T) {
 		}
 	}
 }
+
+// TestFakeHoldsStops: while the fake holds stops, a stop is answered and
+// recorded but the job goes on; released, the stop is carried out then,
+// and a job that ended meanwhile keeps its end.
+func TestFakeHoldsStops(t *testing.T) {
+	t.Parallel()
+	client, fake, c := newFake(t)
+	ctx := context.Background()
+	for _, id := range []string{"a", "b"} {
+		if _, err := client.Submit(ctx, ray.SubmitRequest{Entrypoint: "python train.py", SubmissionID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Add(time.Second) // both RUNNING (until 5s)
+	fake.HoldStops(true)
+	for _, id := range []string{"a", "b"} {
+		if stopped, err := client.Stop(ctx, id); err != nil || !stopped {
+			t.Fatalf("stop %s while held: %v %v, want true", id, stopped, err)
+		}
+	}
+	get := func(id string) ray.JobDetails {
+		t.Helper()
+		d, err := client.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	c.Add(time.Second)
+	if got := get("a").Status; got != ray.StatusRunning {
+		t.Fatalf("a after a held stop: %s, want RUNNING", got)
+	}
+	if _, err := client.Submit(ctx, ray.SubmitRequest{Entrypoint: "python train.py", SubmissionID: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	c.Add(3 * time.Second) // a and b have SUCCEEDED; c RUNS
+	if _, err := client.Stop(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	c.Add(time.Second)
+	fake.HoldStops(false)
+	for _, id := range []string{"a", "b"} {
+		if got := get(id).Status; got != ray.StatusSucceeded {
+			t.Errorf("%s, ended while its stop was held: %s, want SUCCEEDED", id, got)
+		}
+	}
+	if d := get("c"); d.Status != ray.StatusStopped || d.EndTime != c.Now().UnixMilli() {
+		t.Errorf("c once stops are released: %s ended at %d; want STOPPED at %d", d.Status, d.EndTime, c.Now().UnixMilli())
+	}
+	if stopped, err := client.Stop(ctx, "c"); err != nil || stopped {
+		t.Errorf("stop of the stopped c: %v %v, want false", stopped, err)
+	}
+	var stops []string
+	for _, r := range fake.Requests() {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.Path, "/stop") {
+			stops = append(stops, r.Path)
+		}
+	}
+	if d := cmp.Diff([]string{"/api/jobs/a/stop", "/api/jobs/b/stop", "/api/jobs/c/stop", "/api/jobs/c/stop"}, stops); d != "" {
+		t.Errorf("stop requests recorded (-want +got):\n%s", d)
+	}
+}

@@ -6,7 +6,8 @@
 // stopping a finished job answers {"stopped": false}; logs grow while a job
 // runs; POST /api/jobs/ and GET /api/jobs/ keep their trailing slash. It
 // records every request, can play a cluster that is down or answers 503,
-// and can forget every job, as a restarted head does.
+// can be slow to carry out stops (a hung job), and can forget every job, as
+// a restarted head does.
 package raytest
 
 import (
@@ -45,6 +46,7 @@ type Server struct {
 	down     bool
 	failNext []int // statuses to answer the next requests with
 	loseNext int   // requests to carry out and then leave unanswered
+	holdStop bool  // stops are answered but not carried out yet
 	seq      int
 }
 
@@ -52,6 +54,7 @@ type job struct {
 	req       ray.SubmitRequest
 	submitted time.Time
 	stoppedAt time.Time // zero unless stopped
+	stopHeld  bool      // asked to stop while stops were held
 }
 
 // New returns a server with the given clock, PENDING for 1s and RUNNING for 3s.
@@ -81,6 +84,28 @@ func (s *Server) LoseNextAnswers(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.loseNext += n
+}
+
+// HoldStops makes the server answer a stop of a job that has not ended
+// {"stopped": true}, as Ray does once it has sent the stop, while the job
+// goes on as if nothing had been asked (a hung job, a busy head). The
+// requests are recorded as usual. HoldStops(false) carries out the stops
+// held so far, at the server's time then.
+func (s *Server) HoldStops(hold bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.holdStop = hold
+	if hold {
+		return
+	}
+	for _, j := range s.jobs {
+		if j.stopHeld {
+			j.stopHeld = false
+			if status, _ := s.status(j); !ray.IsTerminal(status) {
+				j.stoppedAt = s.Now()
+			}
+		}
+	}
 }
 
 // Forget drops every job and its logs, as a head restarted without
@@ -221,7 +246,11 @@ func (s *Server) one(w http.ResponseWriter, r *http.Request, rest string) {
 			writeJSON(w, http.StatusOK, map[string]bool{"stopped": false})
 			return
 		}
-		j.stoppedAt = s.Now()
+		if s.holdStop {
+			j.stopHeld = true
+		} else {
+			j.stoppedAt = s.Now()
+		}
 		writeJSON(w, http.StatusOK, map[string]bool{"stopped": true})
 	case action == "" && r.Method == http.MethodDelete:
 		if status, _ := s.status(j); !ray.IsTerminal(status) {
