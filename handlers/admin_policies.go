@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -50,20 +49,8 @@ func (h *Handlers) AdminPoliciesSave(c echo.Context) error {
 		v.Preview = preview(snap, scheduler.Schedule(snap, cfg))
 		return render(c, http.StatusOK, views.AdminPoliciesPage(page, v))
 	case "save":
-		u := userOf(c)
-		err := h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-			old, err := models.SchedulerConfig(ctx, tx)
-			if err != nil {
-				return err
-			}
-			if err := models.PutSchedulerConfig(ctx, tx, cfg, &u.ID, h.Now()); err != nil {
-				return err
-			}
-			return models.Audit(ctx, tx, &models.AuditEntry{ActorUserID: &u.ID, Action: "orchestrator.policies", TargetType: "scheduler",
-				Details: map[string]any{"from": old, "to": cfg}, RemoteAddr: c.RealIP()})
-		})
-		if err != nil {
-			return fmt.Errorf("handlers: save policies: %w", err)
+		if err := h.savePolicy(c, cfg); err != nil {
+			return err
 		}
 		v.Saved = true
 		return render(c, http.StatusOK, views.AdminPoliciesPage(page, v))

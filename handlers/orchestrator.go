@@ -118,6 +118,15 @@ func (h *Handlers) OrchestratorPutPolicies(c echo.Context) error {
 	if err := cfg.Validate(); err != nil {
 		return Errorf(http.StatusBadRequest, "invalid_policy", "%s", errors.Join(err))
 	}
+	if err := h.savePolicy(c, cfg); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"policy": cfg})
+}
+
+// savePolicy puts cfg in force on behalf of the signed-in admin, audited
+// (old and new) in the same transaction.
+func (h *Handlers) savePolicy(c echo.Context, cfg scheduler.Config) error {
 	u := userOf(c)
 	err := h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
 		old, err := models.SchedulerConfig(ctx, tx)
@@ -131,7 +140,7 @@ func (h *Handlers) OrchestratorPutPolicies(c echo.Context) error {
 			Details: map[string]any{"from": old, "to": cfg}, RemoteAddr: c.RealIP()})
 	})
 	if err != nil {
-		return fmt.Errorf("handlers: put policies: %w", err)
+		return fmt.Errorf("handlers: save policies: %w", err)
 	}
-	return c.JSON(http.StatusOK, map[string]any{"policy": cfg})
+	return nil
 }
