@@ -18,36 +18,36 @@ type GPUStatusJSON struct {
 	ID          int     `json:"id"`
 	UUID        string  `json:"uuid"`
 	Model       string  `json:"model"`
-	MemoryTotal int64   `json:"memoryTotal"`
-	MemoryUsed  int64   `json:"memoryUsed"`
+	MemoryTotal int64   `json:"memory_total"`
+	MemoryUsed  int64   `json:"memory_used"`
 	Utilization int     `json:"utilization"`
 	Temperature int     `json:"temperature"`
-	PowerW      int     `json:"powerW"`
+	PowerW      int     `json:"power_w"`
 	Health      string  `json:"health"`
 	State       string  `json:"state"`
-	AllocatedTo *string `json:"allocatedTo"`
+	AllocatedTo *string `json:"allocated_to"`
 	Holder      string  `json:"holder,omitempty"`
 }
 
 // NodeStatusJSON is one node in the cluster status.
 type NodeStatusJSON struct {
-	NodeID          string          `json:"nodeId"`
+	NodeID          string          `json:"node_id"`
 	Hostname        string          `json:"hostname"`
 	Status          string          `json:"status"`
 	Drained         bool            `json:"drained"`
-	GPUCount        int             `json:"gpuCount"`
-	GPUType         string          `json:"gpuType"`
-	LastHeartbeatAt *time.Time      `json:"lastHeartbeatAt"`
+	GPUCount        int             `json:"gpu_count"`
+	GPUType         string          `json:"gpu_type"`
+	LastHeartbeatAt *time.Time      `json:"last_heartbeat_at"`
 	GPUs            []GPUStatusJSON `json:"gpus"`
 }
 
 // ClusterStatusJSON is the body of GET /api/v1/cluster/gpu-status.
 type ClusterStatusJSON struct {
-	TotalGPUs     int              `json:"totalGpus"`
-	AvailableGPUs int              `json:"availableGpus"`
-	AllocatedGPUs int              `json:"allocatedGpus"`
+	TotalGPUs     int              `json:"total_gpus"`
+	AvailableGPUs int              `json:"available_gpus"`
+	AllocatedGPUs int              `json:"allocated_gpus"`
 	Nodes         []NodeStatusJSON `json:"nodes"`
-	UpdatedAt     time.Time        `json:"updatedAt"`
+	UpdatedAt     time.Time        `json:"updated_at"`
 }
 
 // ClusterStatus handles GET /api/v1/cluster/gpu-status: every node and GPU

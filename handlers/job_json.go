@@ -10,37 +10,37 @@ import (
 // orchestration design's JobQueueState (camelCase).
 type JobJSON struct {
 	ID                 int64             `json:"id"`
-	ClientRef          string            `json:"clientRef,omitempty"`
+	ClientRef          string            `json:"client_ref,omitempty"`
 	Name               string            `json:"name"`
 	User               string            `json:"user"`
 	State              string            `json:"state"`
 	Priority           int               `json:"priority"`
-	PriorityName       string            `json:"priorityName"`
-	RequestedGPUs      int               `json:"requestedGpus"`
-	GPUModel           string            `json:"gpuModel,omitempty"`
-	MemoryGB           float64           `json:"memoryGb,omitempty"`
-	AllowMultiNode     bool              `json:"allowMultiNode"`
+	PriorityName       string            `json:"priority_name"`
+	RequestedGPUs      int               `json:"requested_gpus"`
+	GPUModel           string            `json:"gpu_model,omitempty"`
+	MemoryGB           float64           `json:"memory_gb,omitempty"`
+	AllowMultiNode     bool              `json:"allow_multi_node"`
 	Preemptible        bool              `json:"preemptible"`
 	Executor           string            `json:"executor"`
 	Command            string            `json:"command,omitempty"`
 	Workdir            string            `json:"workdir,omitempty"`
 	Env                map[string]string `json:"env,omitempty"`
-	JobType            string            `json:"jobType,omitempty"`
-	EstimatedDurationS *int64            `json:"estimatedDurationSeconds,omitempty"`
-	QueuedAt           time.Time         `json:"queuedAt"`
-	ScheduledAt        *time.Time        `json:"scheduledAt,omitempty"`
-	StartedAt          *time.Time        `json:"startedAt,omitempty"`
-	EndedAt            *time.Time        `json:"endedAt,omitempty"`
-	ExpectedEndAt      *time.Time        `json:"expectedEndAt,omitempty"`
-	LeaseExpiresAt     *time.Time        `json:"leaseExpiresAt,omitempty"`
-	ExitCode           *int              `json:"exitCode,omitempty"`
-	FailureReason      string            `json:"failureReason,omitempty"`
+	JobType            string            `json:"job_type,omitempty"`
+	EstimatedDurationS *int64            `json:"estimated_duration_seconds,omitempty"`
+	QueuedAt           time.Time         `json:"queued_at"`
+	ScheduledAt        *time.Time        `json:"scheduled_at,omitempty"`
+	StartedAt          *time.Time        `json:"started_at,omitempty"`
+	EndedAt            *time.Time        `json:"ended_at,omitempty"`
+	ExpectedEndAt      *time.Time        `json:"expected_end_at,omitempty"`
+	LeaseExpiresAt     *time.Time        `json:"lease_expires_at,omitempty"`
+	ExitCode           *int              `json:"exit_code,omitempty"`
+	FailureReason      string            `json:"failure_reason,omitempty"`
 	// Pending jobs: the scheduler's latest word.
 	Position           *int       `json:"position,omitempty"`
 	Reason             string     `json:"reason,omitempty"`
-	ReasonCode         string     `json:"reasonCode,omitempty"`
-	EstimatedStartTime *time.Time `json:"estimatedStartTime,omitempty"`
-	EstimatedWaitTime  *float64   `json:"estimatedWaitTime,omitempty"` // seconds from now
+	ReasonCode         string     `json:"reason_code,omitempty"`
+	EstimatedStartTime *time.Time `json:"estimated_start_time,omitempty"`
+	EstimatedWaitTime  *float64   `json:"estimated_wait_time,omitempty"` // seconds from now
 }
 
 var priorityNames = map[int]string{1: "low", 2: "normal", 3: "high", 4: "critical"}

@@ -17,11 +17,11 @@ import (
 type OrchestratorStatusJSON struct {
 	Running  bool             `json:"running"` // false while an admin paused scheduling
 	Policy   scheduler.Config `json:"policy"`
-	LastPass models.PassStats `json:"lastPass"`
+	LastPass models.PassStats `json:"last_pass"`
 	Queued   int              `json:"queued"`
 	Active   int              `json:"active"`
 	GPUs     int              `json:"gpus"`
-	GPUsUsed int              `json:"gpusAllocated"`
+	GPUsUsed int              `json:"gpus_allocated"`
 	// Ray is the Ray cluster's connection, when one is configured.
 	Ray *models.RayCluster `json:"ray,omitempty"`
 }

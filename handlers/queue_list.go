@@ -13,16 +13,16 @@ import (
 // QueueJSON is the body of GET /api/v1/queue (the orchestration design's
 // JobQueueState, with the running jobs beside the queued ones).
 type QueueJSON struct {
-	QueuedJobs  []JobJSON      `json:"queuedJobs"`
-	RunningJobs []JobJSON      `json:"runningJobs"`
+	QueuedJobs  []JobJSON      `json:"queued_jobs"`
+	RunningJobs []JobJSON      `json:"running_jobs"`
 	Statistics  QueueStatsJSON `json:"statistics"`
 }
 
 // QueueStatsJSON is the short statistics block of the queue.
 type QueueStatsJSON struct {
-	TotalQueued     int     `json:"totalQueued"`
-	AverageWaitTime float64 `json:"averageWaitTime"`
-	QueueThroughput float64 `json:"queueThroughput"`
+	TotalQueued     int     `json:"total_queued"`
+	AverageWaitTime float64 `json:"average_wait_time"`
+	QueueThroughput float64 `json:"queue_throughput"`
 }
 
 // QueueList handles GET /api/v1/queue[?mine=true][&user=EMAIL][&state=queued|running]:

@@ -56,7 +56,7 @@ type ScoreResponse struct {
 // GPUSelector tells a Kubernetes-style client where to run the job, as the
 // reference service did, and our clients which GPU model.
 type GPUSelector struct {
-	NodeSelector map[string]string `json:"nodeSelector"`
+	NodeSelector map[string]string `json:"node_selector"`
 	Tolerations  []Toleration      `json:"tolerations"`
 	GPUModel     string            `json:"gpu_model"`
 }

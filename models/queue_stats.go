@@ -11,20 +11,20 @@ import (
 // QueueStats are the queue's figures: how much waits, how long waits last,
 // how many jobs finish, how busy the GPUs are.
 type QueueStats struct {
-	Queued          int     `json:"totalQueued"`
-	Running         int     `json:"totalRunning"`
-	QueuedGPUs      int     `json:"queuedGpus"`
-	AverageWaitS    float64 `json:"averageWaitTime"` // seconds, jobs started in the window
-	MedianWaitS     float64 `json:"medianWaitTime"`
-	P90WaitS        float64 `json:"p90WaitTime"`
-	P99WaitS        float64 `json:"p99WaitTime"`
-	MaxWaitS        float64 `json:"maxWaitTime"`
-	StartedInWindow int     `json:"startedInWindow"`
-	ThroughputPerH  float64 `json:"queueThroughput"` // jobs finished per hour over the window
-	GPUsTotal       int     `json:"gpusTotal"`
-	GPUsAllocated   int     `json:"gpusAllocated"`
+	Queued          int     `json:"total_queued"`
+	Running         int     `json:"total_running"`
+	QueuedGPUs      int     `json:"queued_gpus"`
+	AverageWaitS    float64 `json:"average_wait_time"` // seconds, jobs started in the window
+	MedianWaitS     float64 `json:"median_wait_time"`
+	P90WaitS        float64 `json:"p90_wait_time"`
+	P99WaitS        float64 `json:"p99_wait_time"`
+	MaxWaitS        float64 `json:"max_wait_time"`
+	StartedInWindow int     `json:"started_in_window"`
+	ThroughputPerH  float64 `json:"queue_throughput"` // jobs finished per hour over the window
+	GPUsTotal       int     `json:"gpus_total"`
+	GPUsAllocated   int     `json:"gpus_allocated"`
 	Utilization     float64 `json:"utilization"` // allocated / usable GPUs now
-	WindowS         int64   `json:"windowSeconds"`
+	WindowS         int64   `json:"window_seconds"`
 }
 
 // QueueStatistics computes the figures over the window ending at now.

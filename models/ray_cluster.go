@@ -17,10 +17,10 @@ type RayCluster struct {
 	ID         int        `bun:"id,pk" json:"-"`
 	Address    string     `bun:"address,notnull" json:"address"`
 	Connected  bool       `bun:"connected,notnull" json:"connected"`
-	RayVersion string     `bun:"ray_version,notnull" json:"rayVersion,omitempty"`
-	LastError  string     `bun:"last_error,notnull" json:"lastError,omitempty"`
-	DownSince  *time.Time `bun:"down_since" json:"downSince,omitempty"`
-	CheckedAt  *time.Time `bun:"checked_at" json:"checkedAt,omitempty"`
+	RayVersion string     `bun:"ray_version,notnull" json:"ray_version,omitempty"`
+	LastError  string     `bun:"last_error,notnull" json:"last_error,omitempty"`
+	DownSince  *time.Time `bun:"down_since" json:"down_since,omitempty"`
+	CheckedAt  *time.Time `bun:"checked_at" json:"checked_at,omitempty"`
 }
 
 // rayCheckedEvery is how often checked_at is refreshed while nothing else

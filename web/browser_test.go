@@ -124,7 +124,7 @@ func TestClusterPageIsLiveInBrowser(t *testing.T) {
 
 	// The API agrees with the page.
 	status, body := s.Do(t, "GET", "/api/v1/cluster/gpu-status", tok, "")
-	if status != 200 || !contains(body, `"totalGpus":16`) {
+	if status != 200 || !contains(body, `"total_gpus":16`) {
 		t.Fatalf("gpu-status: %d %s", status, body)
 	}
 }

@@ -28,35 +28,35 @@ type SubmitRequest struct {
 // Job is a job as the queue API shows it.
 type Job struct {
 	ID                 int64      `json:"id"`
-	ClientRef          string     `json:"clientRef,omitempty"`
+	ClientRef          string     `json:"client_ref,omitempty"`
 	Name               string     `json:"name"`
 	User               string     `json:"user"`
 	State              string     `json:"state"`
 	Priority           int        `json:"priority"`
-	PriorityName       string     `json:"priorityName"`
-	RequestedGPUs      int        `json:"requestedGpus"`
+	PriorityName       string     `json:"priority_name"`
+	RequestedGPUs      int        `json:"requested_gpus"`
 	Executor           string     `json:"executor"`
 	Command            string     `json:"command,omitempty"`
-	QueuedAt           time.Time  `json:"queuedAt"`
-	StartedAt          *time.Time `json:"startedAt,omitempty"`
-	EndedAt            *time.Time `json:"endedAt,omitempty"`
-	ExpectedEndAt      *time.Time `json:"expectedEndAt,omitempty"`
+	QueuedAt           time.Time  `json:"queued_at"`
+	StartedAt          *time.Time `json:"started_at,omitempty"`
+	EndedAt            *time.Time `json:"ended_at,omitempty"`
+	ExpectedEndAt      *time.Time `json:"expected_end_at,omitempty"`
 	Position           *int       `json:"position,omitempty"`
 	Reason             string     `json:"reason,omitempty"`
-	ReasonCode         string     `json:"reasonCode,omitempty"`
-	EstimatedStartTime *time.Time `json:"estimatedStartTime,omitempty"`
-	EstimatedWaitTime  *float64   `json:"estimatedWaitTime,omitempty"`
-	FailureReason      string     `json:"failureReason,omitempty"`
+	ReasonCode         string     `json:"reason_code,omitempty"`
+	EstimatedStartTime *time.Time `json:"estimated_start_time,omitempty"`
+	EstimatedWaitTime  *float64   `json:"estimated_wait_time,omitempty"`
+	FailureReason      string     `json:"failure_reason,omitempty"`
 }
 
 // Queue is the body of GET /api/v1/queue.
 type Queue struct {
-	QueuedJobs  []Job `json:"queuedJobs"`
-	RunningJobs []Job `json:"runningJobs"`
+	QueuedJobs  []Job `json:"queued_jobs"`
+	RunningJobs []Job `json:"running_jobs"`
 	Statistics  struct {
-		TotalQueued     int     `json:"totalQueued"`
-		AverageWaitTime float64 `json:"averageWaitTime"`
-		QueueThroughput float64 `json:"queueThroughput"`
+		TotalQueued     int     `json:"total_queued"`
+		AverageWaitTime float64 `json:"average_wait_time"`
+		QueueThroughput float64 `json:"queue_throughput"`
 	} `json:"statistics"`
 }
 
