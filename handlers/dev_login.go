@@ -64,7 +64,9 @@ func (h *Handlers) DevLogin(c echo.Context) error {
 
 // Logout handles POST /auth/logout.
 func (h *Handlers) Logout(c echo.Context) error {
-	h.Sessions.Logout(c)
+	if err := h.Sessions.Logout(c); err != nil {
+		return err
+	}
 	return c.Redirect(http.StatusSeeOther, "/login")
 }
 

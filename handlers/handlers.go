@@ -35,8 +35,10 @@ type Config struct {
 
 // Sessions signs browser users in and out (implemented by web).
 type Sessions interface {
+	// Login starts a server-side session; Logout ends the browser's session
+	// everywhere (a copied cookie dies with it).
 	Login(c echo.Context, userID int64) error
-	Logout(c echo.Context)
+	Logout(c echo.Context) error
 	// SetFlow and TakeFlow keep a sign-in in progress in a short-lived sealed cookie.
 	SetFlow(c echo.Context, v any, ttl time.Duration) error
 	TakeFlow(c echo.Context, v any) bool

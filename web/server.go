@@ -68,6 +68,7 @@ func New(o Options) *Server {
 		touches: newTokenTouches(o.DB, o.Logger, o.Now),
 		tokens:  newTokenCache(30*time.Second, o.Now), listener: o.Listener,
 	}
+	o.Sessions.db = o.DB // sessions live in the database (see session.go)
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}))
 	e.Use(s.requestLogger)
@@ -94,9 +95,10 @@ func New(o Options) *Server {
 }
 
 // Run does the server's background work (batched token bookkeeping, token
-// cache invalidation) until ctx ends.
+// and session cache invalidation) until ctx ends.
 func (s *Server) Run(ctx context.Context) {
 	go s.tokens.watch(ctx, s.listener)
+	go s.sessions.cache.watch(ctx, s.listener)
 	s.touches.run(ctx, 15*time.Second)
 }
 
