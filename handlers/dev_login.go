@@ -69,4 +69,3 @@ func (h *Handlers) Logout(c echo.Context) error {
 	}
 	return c.Redirect(http.StatusSeeOther, "/login")
 }
-

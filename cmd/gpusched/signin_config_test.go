@@ -62,7 +62,7 @@ func TestSignInConfig(t *testing.T) {
 			providers: []signin.ProviderConfig{{Name: "oidc", Kind: signin.KindOIDC, Issuer: "http://dex.internal:5556/dex", ClientID: "a", ClientSecret: "b"}},
 		},
 		"an http loopback issuer with --dev": {
-			env: map[string]string{"GPUSCHED_DEV": "true", "GPUSCHED_OIDC_ISSUER": "http://127.0.0.1:5556/dex", "GPUSCHED_OIDC_CLIENT_ID": "a", "GPUSCHED_OIDC_CLIENT_SECRET": "b"},
+			env:       map[string]string{"GPUSCHED_DEV": "true", "GPUSCHED_OIDC_ISSUER": "http://127.0.0.1:5556/dex", "GPUSCHED_OIDC_CLIENT_ID": "a", "GPUSCHED_OIDC_CLIENT_SECRET": "b"},
 			providers: []signin.ProviderConfig{{Name: "oidc", Kind: signin.KindOIDC, Issuer: "http://127.0.0.1:5556/dex", ClientID: "a", ClientSecret: "b"}},
 		},
 		"a reserved name": {

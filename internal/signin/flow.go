@@ -3,14 +3,14 @@ package signin
 import (
 	"context"
 	"crypto/rand"
-		"encoding/base64"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
-		"time"
+	"time"
 
 	"github.com/markbates/goth/providers/github"
 	"golang.org/x/oauth2"
