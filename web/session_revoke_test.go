@@ -2,8 +2,10 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,5 +106,70 @@ func TestDisableAndRoleChangeApplyAtOnce(t *testing.T) {
 	}
 	if st := withCookie(t, s, ck, "/queue"); st != http.StatusSeeOther {
 		t.Fatalf("re-enabling revived an ended session: %d", st)
+	}
+}
+
+// The settings page lists the person's sessions (this one marked), signs
+// another one out, and "Sign out everywhere" ends them all.
+func TestSettingsSessions(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	laptop := s.Login(t, "ana@example.com")
+	phone := s.Login(t, "ana@example.com")
+	phoneCookie := sessionCookie(t, s, phone)
+	resp, err := laptop.Get(s.URL + "/settings")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(readAll(t, resp))
+	resp.Body.Close()
+	if resp.StatusCode != 200 || strings.Count(body, `data-testid="session-row"`) != 2 || strings.Count(body, `data-testid="this-device"`) != 1 ||
+		!strings.Contains(body, `href="/settings/tokens"`) {
+		t.Fatalf("settings page: %d %.600s", resp.StatusCode, body)
+	}
+	u, _ := models.GetUserByEmail(context.Background(), s.DB.Bun, "ana@example.com")
+	list, err := models.ListSessions(context.Background(), s.DB.Bun, u.ID, time.Now())
+	if err != nil || len(list) != 2 {
+		t.Fatalf("sessions: %v %d", err, len(list))
+	}
+	phoneID := max(list[0].ID, list[1].ID) // signed in second
+	token := s.CSRF(t, laptop)
+	resp, err = laptop.PostForm(fmt.Sprintf("%s/settings/sessions/%d/end", s.URL, phoneID), url.Values{"_csrf": {token}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || withCookie(t, s, phoneCookie, "/queue") != http.StatusSeeOther {
+		t.Fatalf("signing the phone out from the laptop: %d", resp.StatusCode)
+	}
+	laptopCookie := sessionCookie(t, s, laptop)
+	resp, err = laptop.PostForm(s.URL+"/settings/sessions/end-all", url.Values{"_csrf": {token}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login" || withCookie(t, s, laptopCookie, "/queue") != http.StatusSeeOther {
+		t.Fatalf("sign out everywhere: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+// An admin ends a user's sessions through the API; it is audited.
+func TestAdminEndsUserSessions(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	adminToken, _ := s.UserToken(t, models.RoleAdmin)
+	ck := sessionCookie(t, s, s.Login(t, "ana@example.com"))
+	u, _ := models.GetUserByEmail(context.Background(), s.DB.Bun, "ana@example.com")
+	st, body := s.Do(t, "DELETE", fmt.Sprintf("/api/v1/users/%d/sessions", u.ID), adminToken, "")
+	if st != 200 || strings.TrimSpace(string(body)) != `{"ended":1}` {
+		t.Fatalf("DELETE sessions: %d %s", st, body)
+	}
+	eventually(t, "the admin's sign-out", func() bool { return withCookie(t, s, ck, "/queue") == http.StatusSeeOther })
+	n, err := s.DB.Bun.NewSelect().Model((*models.AuditEntry)(nil)).Where("action = 'user.sessions.end'").Count(context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("audit entries: %d %v", n, err)
+	}
+	if st, _ := s.Do(t, "DELETE", "/api/v1/users/999999/sessions", adminToken, ""); st != http.StatusNotFound {
+		t.Fatalf("an unknown user: %d", st)
 	}
 }
