@@ -21,7 +21,7 @@ type SettingsSection struct {
 
 // SessionRow is one live browser session.
 type SessionRow struct {
-	ID                                  int64
+	ID                                      int64
 	Device, Via, Address, LastSeen, Created string
 	// Current is the session of this very browser.
 	Current bool
