@@ -34,6 +34,7 @@ type Provider struct {
 	mu      sync.Mutex
 	disc    *discovered
 	lastErr error
+	trying  time.Time // when the attempt under way started (zero: none)
 }
 
 // Providers are the configured identity providers, in configuration order.
@@ -117,9 +118,15 @@ func (p *Provider) ready(ctx context.Context) (*discovered, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, discoveryTimeout)
 	defer cancel()
+	p.mu.Lock()
+	if p.trying.IsZero() {
+		p.trying = time.Now()
+	}
+	p.mu.Unlock()
 	d, err := p.discover(ctx)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.trying = time.Time{}
 	if err != nil {
 		p.lastErr = err
 		return nil, err
@@ -130,8 +137,13 @@ func (p *Provider) ready(ctx context.Context) (*discovered, error) {
 	return p.disc, nil
 }
 
+// slowDiscovery is how long a discovery attempt may go unanswered before
+// the provider is reported unavailable.
+const slowDiscovery = 2 * time.Second
+
 // Available reports whether the provider can take sign-ins now, and if not,
-// why (its last discovery error, or that discovery has not finished).
+// why: its last discovery failed, or the attempt under way has had no
+// answer for a while. A provider not tried yet counts as available.
 func (p *Provider) Available() (bool, string) {
 	if p.kind == KindGitHub {
 		return true, ""
@@ -143,8 +155,10 @@ func (p *Provider) Available() (bool, string) {
 		return true, ""
 	case p.lastErr != nil:
 		return false, p.lastErr.Error()
+	case !p.trying.IsZero() && time.Since(p.trying) > slowDiscovery:
+		return false, fmt.Sprintf("signin: provider %s: no answer from %s for %s", p.Name, p.issuer, time.Since(p.trying).Round(time.Second))
 	}
-	return false, "its discovery document has not been read yet"
+	return true, ""
 }
 
 // Unavailable names the providers that cannot take sign-ins now, with why.
