@@ -27,6 +27,10 @@ func (h *Handlers) DevLogin(c echo.Context) error {
 		page := h.Page(c, "Sign in", "")
 		return render(c, http.StatusBadRequest, views.DevLoginPage(page, views.DevLogin{Email: c.FormValue("email"), Next: next, Error: "Enter an email address, like ana@example.com."}))
 	}
+	if h.accountLimited(c, email) {
+		page := h.Page(c, "Sign in", "")
+		return render(c, tooMany, views.DevLoginPage(page, views.DevLogin{Email: email, Next: next, Error: errAccountLimited}))
+	}
 	var user *models.User
 	err = h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
 		u, err := models.GetUserByEmail(ctx, tx, email)

@@ -75,6 +75,9 @@ type Handlers struct {
 
 	// SignIn are the configured identity providers (nil: none; the dev sign-in may still be on).
 	SignIn *signin.Providers
+	// SignInAccountLimit reports whether account may sign in once more now
+	// (per-account rate limit; nil: no limit). Set by web.New.
+	SignInAccountLimit func(account string) bool
 
 	capCache capacityCache
 }

@@ -43,6 +43,9 @@ func (h *Handlers) SSOCallback(c echo.Context) error {
 		h.log(c).Warn("sign-in failed", "provider", p.Name, "err", err)
 		return h.renderLogin(c, http.StatusBadGateway, flow.Next, "The sign-in provider did not complete the sign-in. Please try again.")
 	}
+	if h.accountLimited(c, id.Provider+"|"+id.Subject) {
+		return h.renderLogin(c, tooMany, flow.Next, errAccountLimited)
+	}
 	user, err := h.admit(c, id)
 	var refused *refusal
 	if errors.As(err, &refused) {

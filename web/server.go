@@ -38,6 +38,8 @@ type Options struct {
 	SecureCookies bool
 	// SignInRate limits the sign-in routes per client address (zero: DefaultSignInRate).
 	SignInRate RateLimit
+	// SignInAccountRate limits sign-ins per account (zero: DefaultSignInAccountRate).
+	SignInAccountRate RateLimit
 	// TrustedProxies may name the client in X-Forwarded-For; from anyone
 	// else the header is ignored and the client is the connection's peer.
 	TrustedProxies []netip.Prefix
@@ -69,6 +71,7 @@ func New(o Options) *Server {
 		tokens:  newTokenCache(30*time.Second, o.Now), listener: o.Listener,
 	}
 	o.Sessions.db = o.DB // sessions live in the database (see session.go)
+	o.Handlers.SignInAccountLimit = accountLimit(o.SignInAccountRate)
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}))
 	e.Use(s.requestLogger)

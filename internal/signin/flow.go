@@ -19,6 +19,10 @@ import (
 // httpTimeout bounds each call to a provider.
 const httpTimeout = 15 * time.Second
 
+// startTimeout bounds the discovery a sign-in tries itself when the
+// background one has not succeeded yet (the person is waiting).
+const startTimeout = 5 * time.Second
+
 // FlowLifetime is how long a started sign-in may take to come back.
 const FlowLifetime = 10 * time.Minute
 
@@ -78,6 +82,8 @@ func (p *Provider) Start(ctx context.Context, next string) (Flow, string, error)
 		}
 		return f, raw, nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
 	d, err := p.ready(ctx)
 	if err != nil {
 		return Flow{}, "", err
