@@ -102,6 +102,7 @@ func New(o Options) *Server {
 func (s *Server) Run(ctx context.Context) {
 	go s.tokens.watch(ctx, s.listener)
 	go s.sessions.cache.watch(ctx, s.listener)
+	go s.pruneSessions(ctx)
 	s.touches.run(ctx, 15*time.Second)
 }
 

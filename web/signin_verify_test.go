@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -102,5 +103,43 @@ func TestIDTokenVerification(t *testing.T) {
 				t.Errorf("(-want +got)\n%s\nbody: %.400s", diff, body)
 			}
 		})
+	}
+}
+
+// The provider rotates its signing key: the relying party fetches the key
+// set again for the unknown key id, and sign-in goes on.
+func TestIDTokenKeyRotation(t *testing.T) {
+	t.Parallel()
+	s, f := startFake(t, oidctest.FakeOptions{})
+	f.Set(oidctest.Honest, oidctest.User{Email: "ana@example.com", EmailVerified: true})
+	if status, path, body, in := fakeSignIn(t, s); status != 200 || path != "/queue" || !in {
+		t.Fatalf("before rotation: %d %s %.300s", status, path, body)
+	}
+	f.Rotate()
+	if status, path, body, in := fakeSignIn(t, s); status != 200 || path != "/queue" || !in {
+		t.Fatalf("after rotation: %d %s %.300s", status, path, body)
+	}
+}
+
+// next never leaves the site, whatever the sign-in route.
+func TestSignInNextStaysOnSite(t *testing.T) {
+	t.Parallel()
+	s, f := startFake(t, oidctest.FakeOptions{})
+	f.Set(oidctest.Honest, oidctest.User{Email: "ana@example.com", EmailVerified: true})
+	for _, next := range []string{"/\t/evil.example/phish", "/\\evil.example", "//evil.example", "/%2F/evil.example", "https://evil.example/"} {
+		c := browserClient()
+		var locations []string
+		c.CheckRedirect = func(req *http.Request, _ []*http.Request) error {
+			locations = append(locations, req.URL.String())
+			return nil
+		}
+		resp, err := c.Get(s.URL + "/auth/fake?next=" + url.QueryEscape(next))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.Request.URL.Host != strings.TrimPrefix(s.URL, "http://") || resp.Request.URL.Path != "/" {
+			t.Errorf("next=%q ended at %s (via %v)", next, resp.Request.URL, locations)
+		}
 	}
 }

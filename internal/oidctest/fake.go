@@ -62,6 +62,8 @@ type Fake struct {
 
 	opts  FakeOptions
 	key   *rsa.PrivateKey
+	kid   string
+	old   *rsa.PrivateKey // the key before Rotate, still published
 	wrong *rsa.PrivateKey
 
 	mu     sync.Mutex
@@ -115,7 +117,7 @@ func newFake(t testing.TB, issuer string, o FakeOptions) *Fake {
 		}
 	})
 	return &Fake{Issuer: issuer, ClientID: "gpusched-fake", ClientSecret: "gpusched-fake-secret", opts: o,
-		key: goodKey, wrong: otherKey, mode: Honest, grants: map[string]grant{}, tokens: map[string]User{}}
+		key: goodKey, kid: "k1", wrong: otherKey, mode: Honest, grants: map[string]grant{}, tokens: map[string]User{}}
 }
 
 // Set makes the next sign-ins sign u in, with tokens issued as mode says.
@@ -128,14 +130,36 @@ func (f *Fake) Set(mode Mode, u User) {
 	f.mode, f.next = mode, u
 }
 
+// Rotate makes the provider sign with a new key (a new key id), publishing
+// both; a relying party that cached the old key set must fetch it again.
+func (f *Fake) Rotate() {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		panic(err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.old, f.key, f.kid = f.key, k, "k2"
+}
+
+func jwk(kid string, k *rsa.PrivateKey) map[string]any {
+	return map[string]any{"kty": "RSA", "kid": kid, "use": "sig", "alg": "RS256",
+		"n": b64(k.N.Bytes()), "e": b64(big.NewInt(int64(k.E)).Bytes())}
+}
+
 // ServeHTTP serves discovery, JWKS, authorize, token and userinfo.
 func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/.well-known/openid-configuration":
 		f.discovery(w)
 	case "/keys":
-		writeJSON(w, http.StatusOK, map[string]any{"keys": []any{map[string]any{"kty": "RSA", "kid": "k1", "use": "sig", "alg": "RS256",
-			"n": b64(f.key.N.Bytes()), "e": b64(big.NewInt(int64(f.key.E)).Bytes())}}})
+		f.mu.Lock()
+		keys := []any{jwk(f.kid, f.key)}
+		if f.old != nil {
+			keys = append(keys, jwk("k1", f.old))
+		}
+		f.mu.Unlock()
+		writeJSON(w, http.StatusOK, map[string]any{"keys": keys})
 	case "/authorize":
 		f.authorize(w, r)
 	case "/token":
@@ -215,7 +239,9 @@ func (f *Fake) idToken(g grant) string {
 	now := time.Now()
 	claims := map[string]any{"iss": f.Issuer, "sub": g.user.Subject, "aud": f.ClientID, "iat": now.Unix(), "exp": now.Add(time.Hour).Unix(),
 		"nonce": g.nonce, "email": g.user.Email, "email_verified": g.user.EmailVerified, "name": g.user.Name}
-	key, alg := f.key, "RS256"
+	f.mu.Lock()
+	key, kid, alg := f.key, f.kid, "RS256"
+	f.mu.Unlock()
 	switch g.mode {
 	case WrongKey:
 		key = f.wrong
@@ -230,7 +256,7 @@ func (f *Fake) idToken(g grant) string {
 	case WrongNonce:
 		claims["nonce"] = "replayed"
 	}
-	head, _ := json.Marshal(map[string]string{"alg": alg, "kid": "k1", "typ": "JWT"})
+	head, _ := json.Marshal(map[string]string{"alg": alg, "kid": kid, "typ": "JWT"})
 	body, _ := json.Marshal(claims)
 	signed := b64(head) + "." + b64(body)
 	if alg == "none" {
