@@ -35,8 +35,10 @@ type Config struct {
 
 // Sessions signs browser users in and out (implemented by web).
 type Sessions interface {
+	// Login starts a server-side session; Logout ends the browser's session
+	// everywhere (a copied cookie dies with it).
 	Login(c echo.Context, userID int64) error
-	Logout(c echo.Context)
+	Logout(c echo.Context) error
 	// SetFlow and TakeFlow keep a sign-in in progress in a short-lived sealed cookie.
 	SetFlow(c echo.Context, v any, ttl time.Duration) error
 	TakeFlow(c echo.Context, v any) bool
@@ -73,6 +75,9 @@ type Handlers struct {
 
 	// SignIn are the configured identity providers (nil: none; the dev sign-in may still be on).
 	SignIn *signin.Providers
+	// SignInAccountLimit reports whether account may sign in once more now
+	// (per-account rate limit; nil: no limit). Set by web.New.
+	SignInAccountLimit func(account string) bool
 
 	capCache capacityCache
 }

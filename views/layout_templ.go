@@ -193,8 +193,8 @@ var navItems = []navItem{
 	{Key: "queue", Label: "Queue", Href: "/queue"},
 	{Key: "bookings", Label: "Bookings", Href: "/bookings"},
 	{Key: "usage", Label: "Usage", Href: "/usage"},
-	// API tokens for everyone, the admin pages for admins.
-	{Key: "tokens", Label: "API tokens", Href: "/settings/tokens"},
+	// Settings (sessions, API tokens, and more) for everyone, the admin pages for admins.
+	{Key: "settings", Label: "Settings", Href: "/settings"},
 	{Key: "admin", Label: "Admin", Href: "/admin/users", AdminOnly: true},
 }
 

@@ -136,6 +136,12 @@ func authzRows() map[string]authzRow {
 		"GET /settings/tokens":                 {want: page(200)},
 		"POST /settings/tokens":                {req: path("", "name=laptop"), want: post(201)},
 		"POST /settings/tokens/:prefix/revoke": {req: (*authzFixture).revoke, want: [4]int{401, 303, 404, 404}},
+		// Settings and sessions (sign-in branch): one's own sessions; admins end anyone's.
+		"GET /settings":                      {want: page(200)},
+		"POST /settings/sessions/end-all":    {want: post(303)},
+		"POST /settings/sessions/:id/end":    {req: (*authzFixture).memberSession, want: [4]int{401, 303, 404, 404}},
+		"POST /admin/users/:id/sessions/end": {req: signedInUser("/admin/users/%d/sessions/end"), want: adminPost(303)},
+		"DELETE /api/v1/users/:id/sessions":  {req: signedInUser("/api/v1/users/%d/sessions"), want: adminAPI(200)},
 
 		// Bookings: anyone signed in sees and books; only the owner or an admin cancels.
 		"GET /api/v1/bookings":        {want: user(200)},
@@ -230,6 +236,9 @@ func TestAuthorizationOfEveryRoute(t *testing.T) {
 			}
 			if diff := cmp.Diff(row.want, got); diff != "" {
 				t.Errorf("statuses as [anonymous member other admin] (-want +got):\n%s", diff)
+			}
+			if endsCallersSessions[key] {
+				f.relogin()
 			}
 		})
 	}

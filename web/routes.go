@@ -54,6 +54,8 @@ func (s *Server) routes(o Options) {
 	admin.POST("/cluster/nodes/:name/drain", h.NodeDrain)
 	admin.POST("/cluster/nodes/:name/undrain", h.NodeUndrain)
 	admin.GET("/holds/stats", h.HoldsStats)
+	// Sessions (sign-in branch): an admin signs a user out of every browser.
+	admin.DELETE("/users/:id/sessions", h.UserSessionsEnd)
 
 	// The scoring service (spec/scoring-service.md), canonical under /api/v1/scoring, and
 	// the document's bare aliases: a token there too, or none from a trusted network.
@@ -131,10 +133,15 @@ func (s *Server) routes(o Options) {
 	in.GET("/settings/tokens", h.TokensPage)
 	in.POST("/settings/tokens", h.TokenCreatePage)
 	in.POST("/settings/tokens/:prefix/revoke", h.TokenRevokePage)
+	// Settings index and sessions (sign-in branch).
+	in.GET("/settings", h.SettingsPage)
+	in.POST("/settings/sessions/end-all", h.SessionsEndAllPage)
+	in.POST("/settings/sessions/:id/end", h.SessionEndPage)
 	adm := in.Group("/admin", adminOnly)
 	adm.GET("", h.AdminHome)
 	adm.GET("/users", h.AdminUsers)
 	adm.POST("/users/:id", h.AdminUserUpdate)
+	adm.POST("/users/:id/sessions/end", h.AdminUserSessionsEnd) // sign-in branch
 	adm.GET("/teams", h.AdminTeams)
 	adm.POST("/teams", h.AdminTeamCreate)
 	adm.POST("/teams/:id", h.AdminTeamUpdate)

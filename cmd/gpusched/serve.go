@@ -102,7 +102,8 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 			HoldTTL: cfg.HoldTTL, HoldLimit: cfg.HoldLimit, DefaultExecutor: cfg.DefaultExecutor,
 			Bookings: cfg.Bookings},
 	}
-	// Sign-in providers: discovery now, so a wrong issuer fails at start.
+	// Sign-in providers: built now, discovered in the background (see below),
+	// so a provider that is down or never answers cannot stop the server.
 	h.Config.SignInPolicy = cfg.SignInPolicy
 	if h.SignIn, err = signin.New(cfg.BaseURL, cfg.SignIn, nil); err != nil {
 		return err
@@ -128,6 +129,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	var wg sync.WaitGroup
 	wg.Go(func() { listener.Run(bg) })
 	wg.Go(func() { srv.Run(bg) })
+	wg.Go(func() { h.SignIn.Run(bg) }) // discovery with timeouts and backoff
 	kicker := &jobs.Kicker{Listener: listener, River: riverClient, Logger: logger}
 	wg.Go(func() { kicker.Run(bg) })
 	if err := riverClient.Start(bg); err != nil {
