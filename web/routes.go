@@ -47,6 +47,16 @@ func (s *Server) routes(o Options) {
 	user.GET("/orchestrator/status", h.OrchestratorStatus)
 	user.GET("/orchestrator/policies", h.OrchestratorPolicies)
 	user.GET("/usage", h.UsageData) // the usage page's data
+	// Notifications (issue 13): preferences, channels, in-app list.
+	user.GET("/me/notifications", h.NotifyPrefs)
+	user.PUT("/me/notifications", h.NotifyPrefsPut)
+	user.GET("/notifications", h.NotifyList)
+	user.POST("/notifications/read", h.NotifyRead)
+	user.GET("/notifications/deliveries", h.NotifyDeliveries)
+	user.GET("/notifications/channels", h.NotifyChannels)
+	user.POST("/notifications/channels", h.NotifyChannelCreate)
+	user.DELETE("/notifications/channels/:id", h.NotifyChannelDelete)
+	user.POST("/notifications/channels/:id/test", h.NotifyChannelTest)
 	admin := user.Group("", adminOnly)
 	admin.POST("/orchestrator/start", h.OrchestratorStart)
 	admin.POST("/orchestrator/stop", h.OrchestratorStop)
