@@ -141,6 +141,15 @@ func (s *Server) routes(o Options) {
 	in.GET("/settings/tokens", h.TokensPage)
 	in.POST("/settings/tokens", h.TokenCreatePage)
 	in.POST("/settings/tokens/:prefix/revoke", h.TokenRevokePage)
+	// Notifications (issue 13): bell, list, settings.
+	in.GET("/fragments/bell", h.BellFragment)
+	in.GET("/notifications", h.NotificationsPage)
+	in.POST("/notifications/read", h.NotificationsReadPage)
+	in.GET("/settings/notifications", h.NotifySettingsPage)
+	in.POST("/settings/notifications", h.NotifySettingsSave)
+	in.POST("/settings/notifications/channels", h.NotifyChannelCreatePage)
+	in.POST("/settings/notifications/channels/:id/test", h.NotifyChannelTestPage)
+	in.POST("/settings/notifications/channels/:id/delete", h.NotifyChannelDeletePage)
 	adm := in.Group("/admin", adminOnly)
 	adm.GET("", h.AdminHome)
 	adm.GET("/users", h.AdminUsers)
@@ -154,6 +163,7 @@ func (s *Server) routes(o Options) {
 	adm.POST("/nodes/:name/drain", h.AdminNodeDrain)
 	adm.POST("/nodes/:name/undrain", h.AdminNodeUndrain)
 	adm.GET("/audit", h.AdminAudit)
+	adm.GET("/notifications", h.AdminNotifications) // issue 13
 
 	if o.RiverUI != nil {
 		river := in.Group("/admin/river", adminOnly, sameOrigin)
