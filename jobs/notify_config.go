@@ -16,6 +16,8 @@ type NotifyConfig struct {
 	Timeout time.Duration
 	// RetryBase is the first retry's delay, doubled each time (zero: 5 s).
 	RetryBase time.Duration
+	// IdleEvery is how often the idle policy runs (zero: 5 s).
+	IdleEvery time.Duration
 	// SMTP is the server-wide mail relay; without Addr, email channels are dead.
 	SMTP SMTPConfig
 }

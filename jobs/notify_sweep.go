@@ -13,6 +13,7 @@ import (
 func addNotifyWorkers(workers *river.Workers, d *Deps) {
 	river.AddWorker(workers, &NotifyDeliverWorker{deps: d, sender: sync.OnceValue(func() *sender { return newSender(d.Config.Notify) })})
 	river.AddWorker(workers, &NotifySweepWorker{deps: d})
+	river.AddWorker(workers, &IdleReclaimWorker{deps: d})
 }
 
 // NotifySweepArgs asks for one sweep of deliveries that have no job: rows

@@ -103,6 +103,6 @@ func periodicJobs(cfg Config) []*river.PeriodicJob {
 		holdExpiryPeriodic(),
 		scoringObservePeriodic(),
 		telemetryRollupPeriodic(),
-		notifySweepPeriodic(), // issue 13
+		notifySweepPeriodic(), idleReclaimPeriodic(cfg), // issue 13
 	}
 }

@@ -84,7 +84,8 @@ func NewWith(t testing.TB, o Options) *Server {
 	listener := models.NewListener(db.Pool, logger)
 	deps := &jobs.Deps{DB: db, Logger: logger, Now: now, Config: jobs.Config{NodeDownAfter: time.Minute, Workers: 4,
 		// Notifications: receivers in tests listen on loopback; retries are quick.
-		Notify: jobs.NotifyConfig{AllowPrivateTargets: true, RetryBase: 50 * time.Millisecond, Timeout: 2 * time.Second}}}
+		Notify: jobs.NotifyConfig{AllowPrivateTargets: true, RetryBase: 50 * time.Millisecond, Timeout: 2 * time.Second,
+			IdleEvery: 500 * time.Millisecond}}}
 	riverClient, err := jobs.NewClient(deps)
 	if err != nil {
 		t.Fatal(err)
