@@ -73,7 +73,7 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 		Queues: map[string]river.QueueConfig{
 			river.QueueDefault: {MaxWorkers: max(d.Config.Workers, 1)},
 			QueueScheduler:     {MaxWorkers: 1},
-			models.QueueNotify: {MaxWorkers: 8}, // deliveries (issue 13)
+			models.QueueNotify: {MaxWorkers: 8, FetchPollInterval: 100 * time.Millisecond}, // deliveries (issue 13)
 		},
 		// Passes are latency-sensitive: pick new jobs up quickly.
 		FetchCooldown: 5 * time.Millisecond,

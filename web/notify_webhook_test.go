@@ -36,6 +36,14 @@ type webhookReceiver struct {
 	calls  atomic.Int32
 }
 
+// newRecordingServer answers 200 and sends each delivery's event and arrival time to got.
+func newRecordingServer(got chan received) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		_, _ = io.Copy(io.Discard, req.Body)
+		got <- received{Event: req.Header.Get("X-GPUSched-Event"), Delivery: req.Header.Get("X-GPUSched-Delivery"), At: time.Now()}
+	}))
+}
+
 func newWebhookReceiver(t *testing.T, status func(n int32) int) *webhookReceiver {
 	r := &webhookReceiver{got: make(chan received, 64)}
 	r.secret.Store("")
