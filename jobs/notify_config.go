@@ -18,6 +18,10 @@ type NotifyConfig struct {
 	RetryBase time.Duration
 	// IdleEvery is how often the idle policy runs (zero: 5 s).
 	IdleEvery time.Duration
+	// BookingLead is how long before a booking starts booking.starting goes (zero: 15 m).
+	BookingLead time.Duration
+	// WaitingLong is how long a job may wait before job.waiting_long (zero: 1 h).
+	WaitingLong time.Duration
 	// SMTP is the server-wide mail relay; without Addr, email channels are dead.
 	SMTP SMTPConfig
 }

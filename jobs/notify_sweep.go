@@ -14,6 +14,7 @@ func addNotifyWorkers(workers *river.Workers, d *Deps) {
 	river.AddWorker(workers, &NotifyDeliverWorker{deps: d, sender: sync.OnceValue(func() *sender { return newSender(d.Config.Notify) })})
 	river.AddWorker(workers, &NotifySweepWorker{deps: d})
 	river.AddWorker(workers, &IdleReclaimWorker{deps: d})
+	river.AddWorker(workers, &NotifyTimersWorker{deps: d})
 }
 
 // NotifySweepArgs asks for one sweep of deliveries that have no job: rows

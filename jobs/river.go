@@ -103,6 +103,6 @@ func periodicJobs(cfg Config) []*river.PeriodicJob {
 		holdExpiryPeriodic(),
 		scoringObservePeriodic(),
 		telemetryRollupPeriodic(),
-		notifySweepPeriodic(), idleReclaimPeriodic(cfg), // issue 13
+		notifySweepPeriodic(), idleReclaimPeriodic(cfg), notifyTimersPeriodic(), // issue 13
 	}
 }
