@@ -106,3 +106,26 @@ func TestIdleReclaimEndToEnd(t *testing.T) {
 		return strings.Contains(string(b), `"state":"running"`)
 	})
 }
+
+// A job's own idle_ok opt-out is refused while the policy forbids it and
+// honoured once allowed.
+func TestIdleOKOptOut(t *testing.T) {
+	t.Parallel()
+	s := withNode(t, 8)
+	adminTok, _ := s.UserToken(t, models.RoleAdmin)
+	tok, _ := s.UserToken(t, models.RoleMember)
+	st, b := s.Do(t, "POST", "/api/v1/cluster/gpu-allocate", tok, `{"gpu_count":1,"timeout_s":5}`)
+	if st != 200 {
+		t.Fatalf("allocate: %d %s", st, b)
+	}
+	var lease handlers.AllocationJSON
+	mustJSON(t, b, &lease)
+	path := fmt.Sprintf("/api/v1/jobs/%d/idle", lease.ID)
+	if st, b := s.Do(t, "PUT", path, tok, `{"idle_ok":true}`); st != 409 {
+		t.Fatalf("opt-out while forbidden: %d %s", st, b)
+	}
+	putIdlePolicy(t, s, adminTok, map[string]any{"idle_action": "warn", "idle_after": "1h", "idle_ok_allowed": true})
+	if st, b := s.Do(t, "PUT", path, tok, `{"idle_ok":true}`); st != 200 || !strings.Contains(string(b), `"idle_ok_honoured":true`) {
+		t.Fatalf("opt-out: %d %s", st, b)
+	}
+}

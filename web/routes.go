@@ -57,6 +57,8 @@ func (s *Server) routes(o Options) {
 	user.POST("/notifications/channels", h.NotifyChannelCreate)
 	user.DELETE("/notifications/channels/:id", h.NotifyChannelDelete)
 	user.POST("/notifications/channels/:id/test", h.NotifyChannelTest)
+	user.GET("/jobs/:id/idle", h.JobIdle)
+	user.PUT("/jobs/:id/idle", h.JobIdleOK)
 	admin := user.Group("", adminOnly)
 	admin.POST("/orchestrator/start", h.OrchestratorStart)
 	admin.POST("/orchestrator/stop", h.OrchestratorStop)
