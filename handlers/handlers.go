@@ -31,6 +31,12 @@ type Config struct {
 
 	// Bookings calendar: per-user limits (zero values take the defaults in booking_limits.go).
 	Bookings BookingLimits
+
+	// Notifications (issue 13): webhook and Slack URLs may name loopback or
+	// link-local addresses (dev and tests only; SSRF otherwise).
+	NotifyAllowPrivate bool
+	// NotifyEmail says an SMTP relay is configured, so email channels work.
+	NotifyEmail bool
 }
 
 // Sessions signs browser users in and out (implemented by web).
