@@ -45,6 +45,11 @@ type User struct {
 	Email string
 	Name  string
 	Role  string // "admin" or "member"
+	// TimeZone is the IANA zone the user's times are shown in ("UTC" when
+	// unset); ZoneUnset asks the page's script to offer the browser's zone.
+	TimeZone   string
+	ZoneAbbrev string // "CET" now
+	ZoneUnset  bool
 }
 
 // IsAdmin reports whether the user has the admin role. A nil user is not an admin.

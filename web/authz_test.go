@@ -137,6 +137,10 @@ func authzRows() map[string]authzRow {
 		"POST /settings/tokens":                {req: path("", "name=laptop"), want: post(201)},
 		"POST /settings/tokens/:prefix/revoke": {req: (*authzFixture).revoke, want: [4]int{401, 303, 404, 404}},
 
+		// Time zone setting (calview): anyone signed in, for themselves.
+		"GET /settings/time-zone":  {want: page(200)},
+		"POST /settings/time-zone": {req: path("", "time_zone=Europe%2FBerlin"), want: post(200)},
+
 		// Bookings: anyone signed in sees and books; only the owner or an admin cancels.
 		"GET /api/v1/bookings":        {want: user(200)},
 		"POST /api/v1/bookings":       {req: (*authzFixture).bookingBody, want: user(201)},

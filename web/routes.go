@@ -131,6 +131,9 @@ func (s *Server) routes(o Options) {
 	in.GET("/settings/tokens", h.TokensPage)
 	in.POST("/settings/tokens", h.TokenCreatePage)
 	in.POST("/settings/tokens/:prefix/revoke", h.TokenRevokePage)
+	// Time zone setting and the calendar's views (calview).
+	in.GET("/settings/time-zone", h.TimeZonePage)
+	in.POST("/settings/time-zone", h.TimeZoneSave)
 	adm := in.Group("/admin", adminOnly)
 	adm.GET("", h.AdminHome)
 	adm.GET("/users", h.AdminUsers)
