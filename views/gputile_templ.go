@@ -487,9 +487,9 @@ func gpuFlags(g GPU) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var29 string
-				templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs("near 0% since " + g.IdleSince.UTC().Format("15:04 UTC"))
+				templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs("near 0% since " + LocalClock(ctx, g.IdleSince))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `gputile.templ`, Line: 112, Col: 115}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `gputile.templ`, Line: 112, Col: 106}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
 				if templ_7745c5c3_Err != nil {
