@@ -176,7 +176,7 @@ func shortName(email string) string {
 func bookingItem(u *models.User, b *models.BookingRow, now time.Time) calgrid.Item {
 	it := calgrid.Item{ID: b.ID, Kind: calgrid.KindBooking, Owner: shortName(b.OwnerEmail), OwnerFull: b.OwnerEmail,
 		Count: b.GPUCount, Note: b.Note, Start: b.StartsAt, End: b.EndsAt, GPUIDs: b.GPUIDs, Model: b.GPUModel,
-		Mine: b.UserID == u.ID}
+		Mine: u != nil && b.UserID == u.ID}
 	if b.Kind == models.BookingKindHold {
 		it.Kind = calgrid.KindHold
 	}
@@ -196,7 +196,7 @@ func bookingItem(u *models.User, b *models.BookingRow, now time.Time) calgrid.It
 // past now, open-ended, when it has no estimate or overran it).
 func jobItem(u *models.User, j *models.RunningJobWindow, now time.Time) calgrid.Item {
 	it := calgrid.Item{ID: j.JobID, Kind: calgrid.KindJob, Owner: shortName(j.OwnerEmail), OwnerFull: j.OwnerEmail,
-		Count: len(j.GPUIDs), Note: j.Name, Start: j.StartedAt, GPUIDs: j.GPUIDs, Mine: j.OwnerID == u.ID}
+		Count: len(j.GPUIDs), Note: j.Name, Start: j.StartedAt, GPUIDs: j.GPUIDs, Mine: u != nil && j.OwnerID == u.ID}
 	end, ok := j.ExpectedEnd()
 	if !ok || !end.After(now) {
 		end, it.OpenEnd = now.Add(time.Hour), true

@@ -323,3 +323,17 @@ func latest(a, b time.Time) time.Time {
 	}
 	return b
 }
+
+// Assign is which items each GPU carries (the same placement the grid
+// draws): named GPUs as named, counts on matching GPUs free for their
+// window. The overview uses it to say until when a GPU is free.
+func Assign(gpus []GPU, items []Item) map[int64][]*Item {
+	placed := place(gpus, items)
+	out := make(map[int64][]*Item, len(placed))
+	for id, ps := range placed {
+		for _, p := range ps {
+			out[id] = append(out[id], p.item)
+		}
+	}
+	return out
+}
