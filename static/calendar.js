@@ -31,6 +31,16 @@
     while (i + 1 < snaps.length && snaps[i + 1][0] <= p) i++;
     return Math.min(i, snaps.length - 2);
   }
+  // Index of the snap nearest the pointer's x in track.
+  function nearestAt(track, clientX) {
+    var snaps = snapsOf(track.closest("[data-calendar]"));
+    var r = track.getBoundingClientRect();
+    var p = (clientX - r.left) / r.width * 100, best = 0;
+    for (var i = 1; i < snaps.length; i++) {
+      if (Math.abs(snaps[i][0] - p) < Math.abs(snaps[best][0] - p)) best = i;
+    }
+    return best;
+  }
   // The cell around snap i: a half-day (week) or an hour (day view).
   function cell(grid, i) {
     var snaps = snapsOf(grid);
@@ -100,8 +110,7 @@
     var t = trackAt(e.target);
     if (!t) return;
     var grid = t.closest("[data-calendar]");
-    var i = indexAt(t, e.clientX);
-    drag = { grid: grid, start: t, i: i, x: e.clientX, y: e.clientY, moved: false };
+    drag = { grid: grid, start: t, i: indexAt(t, e.clientX), n: nearestAt(t, e.clientX), x: e.clientX, y: e.clientY, moved: false };
     e.preventDefault();
     t.focus({ preventScroll: true });
   });
@@ -111,7 +120,7 @@
     drag.moved = true;
     var over = trackAt(document.elementFromPoint(e.clientX, e.clientY)) || drag.start;
     if (over.closest("[data-calendar]") !== drag.grid) over = drag.start;
-    setSel(drag.grid, tracksBetween(drag.start, over), drag.i, indexAt(drag.start, e.clientX));
+    setSel(drag.grid, tracksBetween(drag.start, over), drag.n, nearestAt(drag.start, e.clientX));
   });
   document.addEventListener("pointerup", function (e) {
     if (!drag) return;
@@ -121,11 +130,6 @@
     if (!d.moved) {
       var c = cell(d.grid, d.i);
       setSel(d.grid, [d.start], c[0], c[1]);
-    } else {
-      var j = indexAt(d.start, e.clientX);
-      // The drag covers the cell it ends in.
-      if (j >= d.i) sel.to = Math.min(Math.max(sel.to, j + 1), snapsOf(d.grid).length - 1);
-      draw();
     }
     fill(false);
   });
