@@ -16,6 +16,18 @@
     }
     return grid._snaps;
   }
+  // live is track, or the same row's track in a grid htmx swapped in since.
+  function live(track) {
+    if (track.isConnected) return track;
+    var key = track._row;
+    var t = key && document.querySelector('.cg-row[data-row="' + key + '"] .cg-track');
+    return t || track;
+  }
+  function remember(track) {
+    var row = track.closest(".cg-row");
+    track._row = row ? row.getAttribute("data-row") : "";
+    return track;
+  }
   function isWeek(grid) { return grid.classList.contains("cg-view-week"); }
   function trackAt(el) {
     var t = el && el.closest && el.closest(".cg-row .cg-track");
@@ -110,6 +122,7 @@
     var t = trackAt(e.target);
     if (!t) return;
     var grid = t.closest("[data-calendar]");
+    remember(t);
     drag = { grid: grid, start: t, i: indexAt(t, e.clientX), n: nearestAt(t, e.clientX), x: e.clientX, y: e.clientY, moved: false };
     e.preventDefault();
     t.focus({ preventScroll: true });
@@ -118,6 +131,8 @@
     if (!drag) return;
     if (Math.abs(e.clientX - drag.x) + Math.abs(e.clientY - drag.y) < 4 && !drag.moved) return;
     drag.moved = true;
+    drag.start = remember(live(drag.start));
+    drag.grid = drag.start.closest("[data-calendar]") || drag.grid;
     var over = trackAt(document.elementFromPoint(e.clientX, e.clientY)) || drag.start;
     if (over.closest("[data-calendar]") !== drag.grid) over = drag.start;
     setSel(drag.grid, tracksBetween(drag.start, over), drag.n, nearestAt(drag.start, e.clientX));
@@ -126,6 +141,8 @@
     if (!drag) return;
     var d = drag;
     drag = null;
+    d.start = live(d.start);
+    d.grid = d.start.closest("[data-calendar]") || d.grid;
     lastPointerUp = Date.now();
     if (!d.moved) {
       var c = cell(d.grid, d.i);
@@ -203,9 +220,18 @@
         break;
     }
   });
-  // A live update replaces the grid: draw the selection on the new one.
+  // A live update replaces the grid: keep its sideways scroll, and draw
+  // the selection on the new one.
+  var scrollLeft = 0;
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var sc = e.target && e.target.id === "calendar" && e.target.querySelector(".calendar-scroll");
+    if (sc) scrollLeft = sc.scrollLeft;
+  });
   document.addEventListener("htmx:afterSwap", function (e) {
-    if (!sel || !e.target || e.target.id !== "calendar") return;
+    if (!e.target || e.target.id !== "calendar") return;
+    var sc = e.target.querySelector(".calendar-scroll");
+    if (sc) sc.scrollLeft = scrollLeft;
+    if (!sel) return;
     var grid = e.target.querySelector("[data-calendar]");
     if (!grid) { sel = null; return; }
     var keys = sel.rows.map(function (t) { return t.closest(".cg-row").getAttribute("data-row"); });
