@@ -228,6 +228,13 @@
     if (sc) scrollLeft = sc.scrollLeft;
   });
   document.addEventListener("htmx:afterSwap", function (e) {
+    // Booked: the selection has become a bar.
+    var isGrid = e.target && e.target.id === "calendar";
+    if (!isGrid && document.querySelector("#booking-form [data-testid=booking-done]")) {
+      sel = null;
+      draw();
+      return;
+    }
     if (!e.target || e.target.id !== "calendar") return;
     var sc = e.target.querySelector(".calendar-scroll");
     if (sc) sc.scrollLeft = scrollLeft;
