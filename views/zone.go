@@ -54,3 +54,12 @@ func LocalWhen(ctx context.Context, t, now time.Time) string {
 
 // ISO is t as RFC 3339 UTC, for <time datetime>.
 func ISO(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// LocalSoon is an expected moment for deciding: "~16:30 CET (in 29m)",
+// "~Thu 09:00 CET (in 2d 3h)", "–" for the zero time.
+func LocalSoon(ctx context.Context, t, now time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return "~" + localtime.When(t, now, zoneOf(ctx)) + " (" + localtime.Relative(t, now) + ")"
+}
