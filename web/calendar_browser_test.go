@@ -107,6 +107,10 @@ func TestCalendarZoneAndDragInBrowser(t *testing.T) {
 	if strings.Contains(overview, "UTC") || strings.Contains(overview, "EST") || !strings.Contains(overview, "CET") {
 		t.Errorf("the overview's times are not all in CET:\n%s", overview)
 	}
+	if !strings.Contains(overview, "free until") || !strings.Contains(overview, "bo's booking") {
+		t.Errorf("the overview's tiles do not say until when GPUs are free:\n%s", overview)
+	}
+	browsertest.Screenshot(t, tab, "calendar-overview")
 
 	// Drag across GPUs #2 and #3 from 10:00 to 14:00 tomorrow, Berlin time.
 	berlin, _ := time.LoadLocation("Europe/Berlin")
@@ -181,6 +185,12 @@ func TestCalendarZoneAndDragInBrowser(t *testing.T) {
 	if err != nil || !(strings.Contains(start, "T00:00 ") || strings.Contains(start, "T12:00 ")) {
 		t.Errorf("the keyboard picked %q (%v), want a half-day", start, err)
 	}
+
+	// The day view: tomorrow by the hour.
+	if err := chromedp.Do(tab, chromedp.Navigate(s.URL+"/bookings?view=day&date="+from.Format("2006-01-02")), chromedp.WaitVisible(`[data-testid=booking-link]`)); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Screenshot(t, tab, "calendar-day")
 
 	// Phone width: the page fits, the grid scrolls sideways, a tap picks a cell.
 	if err := chromedp.Do(tab, chromedp.EmulateViewport(390, 844), chromedp.Reload(), chromedp.WaitVisible(`[data-testid=booking-link]`)); err != nil {
