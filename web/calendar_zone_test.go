@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/internal/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -81,5 +82,56 @@ func TestCalendarLocalTimeAcrossDST(t *testing.T) {
 	day := getPage(t, ana, s.URL+"/bookings?view=day&date=2027-03-28")
 	if n := strings.Count(day, `class="cg-col`); n != 23 {
 		t.Errorf("the day of the change has %d hour columns, want 23", n)
+	}
+}
+
+// A running job is drawn on its GPU until its expected end, and the
+// overview's tile says until when, in the viewer's zone.
+func TestCalendarShowsRunningJobs(t *testing.T) {
+	t.Parallel()
+	s := withNode(t, 2)
+	ana := s.Login(t, "ana@example.com")
+	u, err := models.GetUserByEmail(t.Context(), s.DB.Bun, "ana@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := models.SetUserTimeZone(t.Context(), s.DB.Bun, u.ID, "Asia/Tokyo", false); err != nil {
+		t.Fatal(err)
+	}
+	// Pause scheduling so the job stays as set up here.
+	adminTok, _ := s.UserToken(t, models.RoleAdmin)
+	if st, body := s.Do(t, "POST", "/api/v1/orchestrator/stop", adminTok, ""); st != 200 {
+		t.Fatalf("pause: %d %s", st, body)
+	}
+	now := time.Now()
+	est := int64(90 * 60)
+	j := &models.Job{Name: "train-tokyo", OwnerID: u.ID, GPUCount: 1, Executor: models.ExecutorLease, EstimatedDurationS: &est}
+	if err := models.CreateJob(t.Context(), s.DB.Pool, j, now); err != nil {
+		t.Fatal(err)
+	}
+	var gpuID int64
+	if err := s.DB.Bun.NewSelect().Table("gpus").Column("id").Order("id").Limit(1).Scan(t.Context(), &gpuID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DB.Bun.NewUpdate().Table("jobs").Set("state = 'running'").Set("started_at = ?", now).Where("id = ?", j.ID).Exec(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := models.Allocate(t.Context(), s.DB.Bun, j.ID, u.ID, []int64{gpuID}, now); err != nil {
+		t.Fatal(err)
+	}
+	tokyo, _ := time.LoadLocation("Asia/Tokyo")
+	end := now.Add(90 * time.Minute).In(tokyo)
+	page := getPage(t, ana, s.URL+"/bookings")
+	for _, want := range []string{`data-testid="job-link"`, "ana · job", "train-tokyo", "Job #", "JST"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the calendar lacks %q", want)
+		}
+	}
+	overview := getPage(t, ana, s.URL+"/")
+	if want := "until ~" + localtime.When(end, now, tokyo) + " (in 1h 30m)"; !strings.Contains(overview, want) {
+		t.Errorf("the job's tile does not say %q", want)
+	}
+	if !strings.Contains(overview, "should end") || !strings.Contains(overview, `data-testid="next24"`) {
+		t.Error("Next 24 h does not list the job's expected end")
 	}
 }
