@@ -34,6 +34,8 @@ func TestCalendarZoneAndDragInBrowser(t *testing.T) {
 	}
 
 	tab := browsertest.New(t, 120*time.Second)
+	t0 := time.Now()
+	step := func(what string) { t.Logf("%6.1fs %s", time.Since(t0).Seconds(), what) }
 	if err := chromedp.Do(tab, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "America/New_York"})
 		return err
@@ -83,6 +85,7 @@ func TestCalendarZoneAndDragInBrowser(t *testing.T) {
 		t.Errorf("bo's booking in New York time: %q", firstLine(txt))
 	}
 
+	step("Settings → Time zone")
 	// Settings → Time zone: Berlin.
 	err = chromedp.Do(tab,
 		chromedp.Navigate(s.URL+"/settings/time-zone"),
@@ -112,6 +115,7 @@ func TestCalendarZoneAndDragInBrowser(t *testing.T) {
 	}
 	browsertest.Screenshot(t, tab, "calendar-overview")
 
+	step("Drag across GPUs #2 ")
 	// Drag across GPUs #2 and #3 from 10:00 to 14:00 tomorrow, Berlin time.
 	berlin, _ := time.LoadLocation("Europe/Berlin")
 	day := time.Now().In(berlin).AddDate(0, 0, 1)
@@ -172,6 +176,7 @@ func TestCalendarZoneAndDragInBrowser(t *testing.T) {
 	}
 	browsertest.Screenshot(t, tab, "calendar-booked")
 
+	step("Keyboard: a row")
 	// Keyboard: a row, → and Enter pick a half-day.
 	err = chromedp.Do(tab,
 		chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('.cg-row .cg-track')[5].focus()`),
@@ -186,23 +191,41 @@ func TestCalendarZoneAndDragInBrowser(t *testing.T) {
 		t.Errorf("the keyboard picked %q (%v), want a half-day", start, err)
 	}
 
-	// The day view: tomorrow by the hour.
-	if err := chromedp.Do(tab, chromedp.Navigate(s.URL+"/bookings?view=day&date="+from.Format("2006-01-02")), chromedp.WaitVisible(`[data-testid=booking-link]`)); err != nil {
-		t.Fatal(err)
-	}
-	browsertest.Screenshot(t, tab, "calendar-day")
-
+	step("Phone width:")
 	// Phone width: the page fits, the grid scrolls sideways, a tap picks a cell.
-	if err := chromedp.Do(tab, chromedp.EmulateViewport(390, 844), chromedp.Reload(), chromedp.WaitVisible(`[data-testid=booking-link]`)); err != nil {
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(390, 844), chromedp.Navigate(s.URL+"/bookings"), chromedp.WaitVisible(`[data-testid=booking-link]`)); err != nil {
 		t.Fatal(err)
 	}
+	step("phone loaded")
 	fits, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.documentElement.scrollWidth <= window.innerWidth + 1 &&
 		document.querySelector('.calendar-scroll').scrollWidth > document.querySelector('.calendar-scroll').clientWidth`))
 	if err != nil || !fits {
 		browsertest.Screenshot(t, tab, "calendar-phone-failed")
 		t.Fatalf("at phone width the page is wider than the screen or the grid does not scroll (%v)", err)
 	}
+	step("phone checked")
 	browsertest.Screenshot(t, tab, "calendar-phone")
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatal(err)
+	}
+	step("The day view: tomorr")
+	// The day view: tomorrow by the hour.
+	if err := chromedp.Do(tab, chromedp.Navigate(s.URL+"/bookings?view=day&date="+from.Format("2006-01-02")), chromedp.WaitVisible(`[data-testid=booking-link]`)); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Screenshot(t, tab, "calendar-day")
+	step("One row per node")
+	// One row per node: both bookings in their own lanes.
+	if err := chromedp.Do(tab, chromedp.Navigate(s.URL+"/bookings?view=day&group=node&date="+from.Format("2006-01-02")), chromedp.WaitVisible(`[data-testid=booking-link]`)); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=calendar-row]').length`))
+	if err != nil || rows != 1 {
+		t.Errorf("by node: %d rows (%v), want 1", rows, err)
+	}
+	browsertest.Screenshot(t, tab, "calendar-by-node")
+
+	step("done")
 }
 
 func firstLine(s string) string {
