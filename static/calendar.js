@@ -150,6 +150,19 @@
     }
     fill(false);
   });
+  // A click on the capacity strip books any free GPU for that half-day (hour).
+  document.addEventListener("click", function (e) {
+    var slot = e.target.closest && e.target.closest(".cg-slot[data-from]");
+    var form = document.querySelector("[data-booking-form]");
+    if (!slot || !form) return;
+    form.querySelector("#bk-start").value = slot.getAttribute("data-from");
+    form.querySelector("#bk-end").value = slot.getAttribute("data-until");
+    form.querySelectorAll("input[name=gpu_ids]").forEach(function (b) { b.checked = false; });
+    form.querySelector("#bk-count").value = "1";
+    sel = null;
+    draw();
+    form.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  });
   // Taps (touch) select the cell tapped.
   document.addEventListener("click", function (e) {
     if (Date.now() - lastPointerUp < 400) return;

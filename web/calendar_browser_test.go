@@ -191,6 +191,14 @@ func TestCalendarZoneAndDragInBrowser(t *testing.T) {
 		t.Errorf("the keyboard picked %q (%v), want a half-day", start, err)
 	}
 
+	// A click on the capacity strip books any GPU for that half-day.
+	slot, err := chromedp.Run(tab, chromedp.Evaluate[string](`(() => { const s = document.querySelectorAll('[data-testid=capacity-slot]')[3];
+		s.scrollIntoView({block: 'center', inline: 'center'}); s.click();
+		return [s.dataset.from, s.dataset.until, document.querySelector('#bk-start').value, document.querySelector('#bk-end').value].join(' '); })()`))
+	if f := strings.Fields(slot); err != nil || len(f) != 4 || f[0] != f[2] || f[1] != f[3] {
+		t.Errorf("a click on the capacity strip fills %q (%v)", slot, err)
+	}
+
 	step("Phone width:")
 	// Phone width: the page fits, the grid scrolls sideways, a tap picks a cell.
 	if err := chromedp.Do(tab, chromedp.EmulateViewport(390, 844), chromedp.Navigate(s.URL+"/bookings"), chromedp.WaitVisible(`[data-testid=booking-link]`)); err != nil {
