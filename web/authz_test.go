@@ -165,6 +165,10 @@ func authzRows() map[string]authzRow {
 		"PUT /api/v1/jobs/:id/idle":                        {req: jobPath("/api/v1/jobs/%d/idle", `{"idle_ok":false}`), want: own(200, 404)},
 		"GET /admin/notifications":                         {want: adminPage(200)},
 
+		// Time zone setting (calview): anyone signed in, for themselves.
+		"GET /settings/time-zone":  {want: page(200)},
+		"POST /settings/time-zone": {req: path("", "time_zone=Europe%2FBerlin"), want: post(200)},
+
 		// Bookings: anyone signed in sees and books; only the owner or an admin cancels.
 		"GET /api/v1/bookings":        {want: user(200)},
 		"POST /api/v1/bookings":       {req: (*authzFixture).bookingBody, want: user(201)},

@@ -158,6 +158,9 @@ func (s *Server) routes(o Options) {
 	in.POST("/settings/notifications/channels", h.NotifyChannelCreatePage)
 	in.POST("/settings/notifications/channels/:id/test", h.NotifyChannelTestPage)
 	in.POST("/settings/notifications/channels/:id/delete", h.NotifyChannelDeletePage)
+	// Time zone setting and the calendar's views (calview).
+	in.GET("/settings/time-zone", h.TimeZonePage)
+	in.POST("/settings/time-zone", h.TimeZoneSave)
 	adm := in.Group("/admin", adminOnly)
 	adm.GET("", h.AdminHome)
 	adm.GET("/users", h.AdminUsers)
