@@ -190,14 +190,17 @@ func clashError(req *BookingRow, active []*BookingRow, pool []int, gpus []Bookab
 			}
 		}
 	}
-	var who []string
+	e := &ClashError{What: describeGPUs(req, gpus), Count: req.GPUCount, At: t}
 	for i, o := range active {
 		if named[i] {
-			who = append(who, fmt.Sprintf("%s's %s #%d of %s, %s", o.OwnerEmail, o.Kind, o.ID, describeGPUs(o, gpus), Window(o.StartsAt, o.EndsAt)))
+			r := ClashRival{ID: o.ID, Kind: o.Kind, Owner: o.OwnerEmail, GPUs: describeGPUs(o, gpus), StartsAt: o.StartsAt, EndsAt: o.EndsAt}
+			if o.ID < 0 { // a row not written yet (import, series): -row
+				r.ID, r.Row = 0, int(-o.ID)
+			}
+			e.Rivals = append(e.Rivals, r)
 		}
 	}
-	return fmt.Errorf("%w: %s %s not free at %s: it clashes with %s", ErrBookingClash, describeGPUs(req, gpus),
-		isAre(req.GPUCount), t.UTC().Format("Mon 2 Jan 15:04 UTC"), strings.Join(who, "; "))
+	return e
 }
 
 // describeGPUs says which GPUs a booking claims: "GPU 3 (sim-1 #2), GPU 4

@@ -145,6 +145,11 @@ func authzRows() map[string]authzRow {
 		"GET /fragments/bookings":     {want: page(200)},
 		"POST /bookings":              {req: (*authzFixture).bookingForm, want: post(303)},
 		"POST /bookings/:id/cancel":   {req: bookingPath("/bookings/%d/cancel"), want: [4]int{401, 303, 403, 303}},
+		// Booking edits, end early, series, import, export, feeds (calendar).
+		"GET /api/v1/bookings/:id":      {req: bookingPath("/api/v1/bookings/%d"), want: user(200)},
+		"PATCH /api/v1/bookings/:id":    {req: bookingPathBody("/api/v1/bookings/%d", `{"note":"authz"}`), want: [4]int{401, 200, 403, 200}},
+		"POST /api/v1/bookings/:id/end": {req: bookingPath("/api/v1/bookings/%d/end"), want: [4]int{401, 409, 403, 409}},
+		// End of calendar rows.
 
 		// Job pages: every member may look; output and actions are the owner's (and admins').
 		"GET /jobs/:id":                {req: jobPath("/jobs/%d", ""), want: page(200)},
@@ -351,6 +356,14 @@ func bookingPath(format string) func(*authzFixture) (string, string) {
 	return func(f *authzFixture) (string, string) {
 		_, body := f.bookingBody()
 		return fmt.Sprintf(format, f.api("POST", "/api/v1/bookings", body, 201)), ""
+	}
+}
+
+// bookingPathBody is bookingPath that sends body (calendar).
+func bookingPathBody(format, body string) func(*authzFixture) (string, string) {
+	return func(f *authzFixture) (string, string) {
+		p, _ := bookingPath(format)(f)
+		return p, body
 	}
 }
 

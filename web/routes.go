@@ -44,6 +44,11 @@ func (s *Server) routes(o Options) {
 	user.GET("/bookings", h.BookingsList)
 	user.POST("/bookings", h.BookingCreate)
 	user.DELETE("/bookings/:id", h.BookingCancel)
+	// Booking edits, end early, series, import, export (issue 12, calendar).
+	user.GET("/bookings/:id", h.BookingGet)
+	user.PATCH("/bookings/:id", h.BookingEdit)
+	user.POST("/bookings/:id/end", h.BookingEnd)
+	// End of booking edits (API).
 	user.GET("/orchestrator/status", h.OrchestratorStatus)
 	user.GET("/orchestrator/policies", h.OrchestratorPolicies)
 	user.GET("/usage", h.UsageData) // the usage page's data
