@@ -21,3 +21,12 @@ func (h *Handlers) BookingGet(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, bookingJSON(row, h.Now()))
 }
+
+// bookingOf reads booking id, a 404 when there is none.
+func (h *Handlers) bookingOf(c echo.Context, id int64) (*models.BookingRow, error) {
+	b, err := models.GetBooking(c.Request().Context(), h.DB.Bun, id)
+	if err != nil {
+		return nil, fromModel(err, "booking")
+	}
+	return b, nil
+}

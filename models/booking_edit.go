@@ -134,3 +134,13 @@ func EndBooking(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool, 
 	}
 	return b, Notify(ctx, tx, ChannelBookings, fmt.Sprintf("booking:%d", b.ID))
 }
+
+// SeriesBookings returns the occurrences of series id, canceled ones
+// included, by start.
+func SeriesBookings(ctx context.Context, db bun.IDB, id int64) ([]BookingRow, error) {
+	var out []BookingRow
+	if err := bookingRows(db).Where("booking.series_id = ?", id).OrderExpr("booking.starts_at, booking.id").Scan(ctx, &out); err != nil {
+		return nil, fmt.Errorf("models: series %d: %w", id, err)
+	}
+	return out, nil
+}

@@ -149,6 +149,10 @@ func authzRows() map[string]authzRow {
 		"GET /api/v1/bookings/:id":      {req: bookingPath("/api/v1/bookings/%d"), want: user(200)},
 		"PATCH /api/v1/bookings/:id":    {req: bookingPathBody("/api/v1/bookings/%d", `{"note":"authz"}`), want: [4]int{401, 200, 403, 200}},
 		"POST /api/v1/bookings/:id/end": {req: bookingPath("/api/v1/bookings/%d/end"), want: [4]int{401, 409, 403, 409}},
+		"GET /bookings/:id":             {req: bookingPath("/bookings/%d"), want: page(200)},
+		"POST /bookings/:id/edit":       {req: bookingPathBody("/bookings/%d/edit", "extend=30m"), want: [4]int{401, 303, 403, 303}},
+		"POST /bookings/:id/end":        {req: bookingPath("/bookings/%d/end"), want: [4]int{401, 409, 403, 409}},
+		"POST /bookings/:id/cancel-one": {req: bookingPath("/bookings/%d/cancel-one"), want: [4]int{401, 303, 403, 303}},
 		// End of calendar rows.
 
 		// Job pages: every member may look; output and actions are the owner's (and admins').

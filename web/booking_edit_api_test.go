@@ -12,8 +12,8 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
-// book creates a booking through the API and returns it.
-func book(t *testing.T, s *testserver.Server, tok, body string) handlers.BookingJSON {
+// calBook creates a booking through the API and returns it.
+func calBook(t *testing.T, s *testserver.Server, tok, body string) handlers.BookingJSON {
 	t.Helper()
 	st, b := s.Do(t, "POST", "/api/v1/bookings", tok, body)
 	if st != 201 {
@@ -33,8 +33,8 @@ func TestBookingEdit(t *testing.T) {
 	ana, _ := s.UserToken(t, models.RoleMember)
 	bo, boUser := s.UserToken(t, models.RoleMember)
 	admin, adminUser := s.UserToken(t, models.RoleAdmin)
-	mine := book(t, s, ana, bookingBody(6, 9, 12))
-	theirs := book(t, s, bo, bookingBody(4, 13, 17))
+	mine := calBook(t, s, ana, bookingBody(6, 9, 12))
+	theirs := calBook(t, s, bo, bookingBody(4, 13, 17))
 	path := fmt.Sprintf("/api/v1/bookings/%d", mine.ID)
 	_, e14 := window(0, 14)
 	_, e13 := window(0, 13)
@@ -97,7 +97,7 @@ func TestBookingEndStartsTheNextJob(t *testing.T) {
 	ana, _ := s.UserToken(t, models.RoleMember)
 	bo, _ := s.UserToken(t, models.RoleMember)
 	now := time.Now().UTC()
-	b := book(t, s, ana, fmt.Sprintf(`{"gpu_count":8,"starts_at":%q,"ends_at":%q}`,
+	b := calBook(t, s, ana, fmt.Sprintf(`{"gpu_count":8,"starts_at":%q,"ends_at":%q}`,
 		now.Format(time.RFC3339), now.Add(3*time.Hour).Format(time.RFC3339)))
 	st, body := s.Do(t, "POST", "/api/v1/queue/submit", bo, `{"gpu_count":2,"executor":"lease","name":"after-ana"}`)
 	if st != 201 {
@@ -128,7 +128,7 @@ func TestBookingEndStartsTheNextJob(t *testing.T) {
 	if st, body := s.Do(t, "POST", path, ana, ""); st != http.StatusConflict {
 		t.Fatalf("end twice: %d %s", st, body)
 	}
-	later := book(t, s, ana, bookingBody(1, 9, 10))
+	later := calBook(t, s, ana, bookingBody(1, 9, 10))
 	st, body = s.Do(t, "POST", fmt.Sprintf("/api/v1/bookings/%d/end", later.ID), ana, "")
 	if msg, _ := testserver.APIError(t, body); st != http.StatusConflict || !strings.Contains(msg, "cancel it instead") {
 		t.Fatalf("end an upcoming booking: %d %s", st, body)

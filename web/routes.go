@@ -128,6 +128,12 @@ func (s *Server) routes(o Options) {
 	in.GET("/fragments/bookings", h.BookingsFragment)
 	in.POST("/bookings", h.BookingCreatePage)
 	in.POST("/bookings/:id/cancel", h.BookingCancelPage)
+	// Booking page: edit, end early, cancel one or the series (calendar).
+	in.GET("/bookings/:id", h.BookingPage)
+	in.POST("/bookings/:id/edit", h.BookingEditPage)
+	in.POST("/bookings/:id/end", h.BookingEndPage)
+	in.POST("/bookings/:id/cancel-one", h.BookingCancelOnePage)
+	// End of booking page.
 	// Usage: graphs of telemetry, GPU-hours, the queue and fair share.
 	in.GET("/usage", h.UsagePage)
 	in.GET("/usage/data", h.UsageData)
