@@ -153,6 +153,7 @@ func authzRows() map[string]authzRow {
 		"POST /bookings/:id/edit":       {req: bookingPathBody("/bookings/%d/edit", "extend=30m"), want: [4]int{401, 303, 403, 303}},
 		"POST /bookings/:id/end":        {req: bookingPath("/bookings/%d/end"), want: [4]int{401, 409, 403, 409}},
 		"POST /bookings/:id/cancel-one": {req: bookingPath("/bookings/%d/cancel-one"), want: [4]int{401, 303, 403, 303}},
+		"POST /api/v1/bookings/import":  {req: path("/api/v1/bookings/import?dry_run=true", "email,gpus,start,end\n"), want: adminAPI(200)},
 		// End of calendar rows.
 
 		// Job pages: every member may look; output and actions are the owner's (and admins').

@@ -59,6 +59,7 @@ func (s *Server) routes(o Options) {
 	admin.POST("/cluster/nodes/:name/drain", h.NodeDrain)
 	admin.POST("/cluster/nodes/:name/undrain", h.NodeUndrain)
 	admin.GET("/holds/stats", h.HoldsStats)
+	admin.POST("/bookings/import", h.BookingImport) // calendar: the bookings sheet
 
 	// The scoring service (spec/scoring-service.md), canonical under /api/v1/scoring, and
 	// the document's bare aliases: a token there too, or none from a trusted network.
