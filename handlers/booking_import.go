@@ -89,4 +89,3 @@ func zoneParam(field, name string, def *time.Location) (*time.Location, error) {
 	}
 	return loc, nil
 }
-
