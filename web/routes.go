@@ -48,6 +48,7 @@ func (s *Server) routes(o Options) {
 	user.GET("/bookings/:id", h.BookingGet)
 	user.PATCH("/bookings/:id", h.BookingEdit)
 	user.POST("/bookings/:id/end", h.BookingEnd)
+	user.GET("/bookings/export", h.BookingExport)
 	// End of booking edits (API).
 	user.GET("/orchestrator/status", h.OrchestratorStatus)
 	user.GET("/orchestrator/policies", h.OrchestratorPolicies)
@@ -85,6 +86,9 @@ func (s *Server) routes(o Options) {
 	node.POST("/:id/leases", h.NodeLeaseCreate)
 	node.GET("/:id/leases/:job", h.NodeLeaseGet)
 	node.DELETE("/:id/leases/:job", h.NodeLeaseEnd)
+
+	// Calendar feeds (calendar): the secret token in the path is the only credential; read-only.
+	e.GET("/calendar/:file", h.CalendarFeed)
 
 	// Unknown /api routes answer JSON 404, not the HTML page.
 	api.Any("/*", func(c echo.Context) error { return echo.ErrNotFound })
@@ -134,6 +138,11 @@ func (s *Server) routes(o Options) {
 	in.POST("/bookings/:id/edit", h.BookingEditPage)
 	in.POST("/bookings/:id/end", h.BookingEndPage)
 	in.POST("/bookings/:id/cancel-one", h.BookingCancelOnePage)
+	in.GET("/bookings/export", h.BookingExport)
+	in.GET("/bookings/:id/export.ics", h.BookingICS)
+	in.GET("/settings/feeds", h.FeedsPage)
+	in.POST("/settings/feeds/:scope/regenerate", h.FeedRegeneratePage)
+	in.POST("/settings/feeds/:scope/revoke", h.FeedRevokePage)
 	// End of booking page.
 	// Usage: graphs of telemetry, GPU-hours, the queue and fair share.
 	in.GET("/usage", h.UsagePage)
