@@ -161,6 +161,9 @@ func authzRows() map[string]authzRow {
 		"POST /settings/feeds/:scope/regenerate": {req: path("/settings/feeds/mine/regenerate", ""), want: post(201)},
 		"POST /settings/feeds/:scope/revoke":     {req: path("/settings/feeds/team/revoke", ""), want: post(303)},
 		"GET /calendar/:file":                    {req: path("/calendar/cal_not-a-real-token-at-all.ics", ""), want: all(404)},
+		"GET /admin/import":                      {want: adminPage(200)},
+		"POST /admin/import":                     {want: adminPost(400)},
+		"POST /admin/import/confirm":             {want: adminPost(400)},
 		// End of calendar rows.
 
 		// Job pages: every member may look; output and actions are the owner's (and admins').

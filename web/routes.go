@@ -165,6 +165,10 @@ func (s *Server) routes(o Options) {
 	adm.POST("/nodes/:name/drain", h.AdminNodeDrain)
 	adm.POST("/nodes/:name/undrain", h.AdminNodeUndrain)
 	adm.GET("/audit", h.AdminAudit)
+	// Bookings import: upload → preview → confirm (calendar).
+	adm.GET("/import", h.AdminImport)
+	adm.POST("/import", h.AdminImportPreview)
+	adm.POST("/import/confirm", h.AdminImportConfirm)
 
 	if o.RiverUI != nil {
 		river := in.Group("/admin/river", adminOnly, sameOrigin)
