@@ -37,15 +37,8 @@ func CreateBooking(ctx context.Context, tx bun.IDB, b *Booking, gpuIDs []int64, 
 	if _, err := tx.NewRaw("SELECT pg_advisory_xact_lock(?)", int64(bookingLockKey)).Exec(ctx); err != nil {
 		return fmt.Errorf("models: create booking: lock: %w", err)
 	}
-	if maxLive > 0 {
-		n, err := liveBookings(tx.NewSelect().Model((*Booking)(nil))).Where("booking.kind = ?", BookingKindBooking).
-			Where("booking.user_id = ?", b.UserID).Where("booking.ends_at > ?", now).Count(ctx)
-		if err != nil {
-			return fmt.Errorf("models: create booking: count live bookings: %w", err)
-		}
-		if n >= int64(maxLive) {
-			return fmt.Errorf("%w: you have %d upcoming or active bookings, the most allowed is %d", ErrBookingLimit, n, maxLive)
-		}
+	if err := checkLiveLimit(ctx, tx, b.UserID, maxLive, now); err != nil { // a series counts once (calendar)
+		return err
 	}
 	gpus, err := ListBookableGPUs(ctx, tx)
 	if err != nil {

@@ -164,6 +164,9 @@ func authzRows() map[string]authzRow {
 		"GET /admin/import":                      {want: adminPage(200)},
 		"POST /admin/import":                     {want: adminPost(400)},
 		"POST /admin/import/confirm":             {want: adminPost(400)},
+		"POST /api/v1/bookings/series":           {req: (*authzFixture).seriesBody, want: user(201)},
+		"DELETE /api/v1/bookings/series/:id":     {req: seriesPath("/api/v1/bookings/series/%d"), want: [4]int{401, 200, 403, 200}},
+		"POST /bookings/series/:id/cancel":       {req: seriesPath("/bookings/series/%d/cancel"), want: [4]int{401, 303, 403, 303}},
 		// End of calendar rows.
 
 		// Job pages: every member may look; output and actions are the owner's (and admins').
@@ -379,6 +382,29 @@ func bookingPathBody(format, body string) func(*authzFixture) (string, string) {
 	return func(f *authzFixture) (string, string) {
 		p, _ := bookingPath(format)(f)
 		return p, body
+	}
+}
+
+// seriesBody is a fresh one-occurrence series (calendar).
+func (f *authzFixture) seriesBody() (string, string) {
+	s, e := f.bookingWindow()
+	return "", fmt.Sprintf(`{"gpu_count":1,"first_day":%q,"last_day":%q,"start_time":%q,"end_time":%q}`,
+		s.Format("2006-01-02"), s.Format("2006-01-02"), s.Format("15:04"), e.Format("15:04"))
+}
+
+// seriesPath makes a fresh series of member's for each request (calendar).
+func seriesPath(format string) func(*authzFixture) (string, string) {
+	return func(f *authzFixture) (string, string) {
+		_, body := f.seriesBody()
+		st, b := f.s.Do(f.t, "POST", "/api/v1/bookings/series", f.tokens[member], body)
+		if st != 201 {
+			f.t.Fatalf("series: %d %s", st, b)
+		}
+		var out struct {
+			SeriesID int64 `json:"series_id"`
+		}
+		mustJSON(f.t, b, &out)
+		return fmt.Sprintf(format, out.SeriesID), ""
 	}
 }
 

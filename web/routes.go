@@ -49,6 +49,8 @@ func (s *Server) routes(o Options) {
 	user.PATCH("/bookings/:id", h.BookingEdit)
 	user.POST("/bookings/:id/end", h.BookingEnd)
 	user.GET("/bookings/export", h.BookingExport)
+	user.POST("/bookings/series", h.BookingSeriesCreate)
+	user.DELETE("/bookings/series/:id", h.BookingSeriesCancel)
 	// End of booking edits (API).
 	user.GET("/orchestrator/status", h.OrchestratorStatus)
 	user.GET("/orchestrator/policies", h.OrchestratorPolicies)
@@ -139,6 +141,7 @@ func (s *Server) routes(o Options) {
 	in.POST("/bookings/:id/end", h.BookingEndPage)
 	in.POST("/bookings/:id/cancel-one", h.BookingCancelOnePage)
 	in.GET("/bookings/export", h.BookingExport)
+	in.POST("/bookings/series/:id/cancel", h.BookingSeriesCancelPage)
 	in.GET("/bookings/:id/export.ics", h.BookingICS)
 	in.GET("/settings/feeds", h.FeedsPage)
 	in.POST("/settings/feeds/:scope/regenerate", h.FeedRegeneratePage)
