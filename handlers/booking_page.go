@@ -31,6 +31,8 @@ func (h *Handlers) BookingPage(c echo.Context) error {
 		d.Done = "Ended: the GPUs are free again."
 	case "canceled":
 		d.Done = "Canceled."
+	case "series":
+		d.Done = "Series booked: every occurrence is below."
 	}
 	return render(c, http.StatusOK, views.BookingDetailPage(h.Page(c, fmt.Sprintf("Booking #%d", id), "bookings"), d))
 }

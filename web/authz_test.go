@@ -167,6 +167,8 @@ func authzRows() map[string]authzRow {
 		"POST /api/v1/bookings/series":           {req: (*authzFixture).seriesBody, want: user(201)},
 		"DELETE /api/v1/bookings/series/:id":     {req: seriesPath("/api/v1/bookings/series/%d"), want: [4]int{401, 200, 403, 200}},
 		"POST /bookings/series/:id/cancel":       {req: seriesPath("/bookings/series/%d/cancel"), want: [4]int{401, 303, 403, 303}},
+		"GET /bookings/series/new":               {want: page(200)},
+		"POST /bookings/series":                  {req: (*authzFixture).seriesForm, want: post(303)},
 		// End of calendar rows.
 
 		// Job pages: every member may look; output and actions are the owner's (and admins').
@@ -390,6 +392,13 @@ func (f *authzFixture) seriesBody() (string, string) {
 	s, e := f.bookingWindow()
 	return "", fmt.Sprintf(`{"gpu_count":1,"first_day":%q,"last_day":%q,"start_time":%q,"end_time":%q}`,
 		s.Format("2006-01-02"), s.Format("2006-01-02"), s.Format("15:04"), e.Format("15:04"))
+}
+
+// seriesForm is the page form of a fresh one-occurrence series (calendar).
+func (f *authzFixture) seriesForm() (string, string) {
+	s, e := f.bookingWindow()
+	return "", url.Values{"gpu_count": {"1"}, "first_day": {s.Format("2006-01-02")}, "last_day": {s.Format("2006-01-02")},
+		"start_time": {s.Format("15:04")}, "end_time": {e.Format("15:04")}, "time_zone": {"UTC"}}.Encode()
 }
 
 // seriesPath makes a fresh series of member's for each request (calendar).

@@ -142,6 +142,8 @@ func (s *Server) routes(o Options) {
 	in.POST("/bookings/:id/cancel-one", h.BookingCancelOnePage)
 	in.GET("/bookings/export", h.BookingExport)
 	in.POST("/bookings/series/:id/cancel", h.BookingSeriesCancelPage)
+	in.GET("/bookings/series/new", h.BookingSeriesNewPage)
+	in.POST("/bookings/series", h.BookingSeriesCreatePage)
 	in.GET("/bookings/:id/export.ics", h.BookingICS)
 	in.GET("/settings/feeds", h.FeedsPage)
 	in.POST("/settings/feeds/:scope/regenerate", h.FeedRegeneratePage)
