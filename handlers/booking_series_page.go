@@ -89,4 +89,3 @@ func (h *Handlers) BookingSeriesCreatePage(c echo.Context) error {
 	}
 	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/bookings/%d?done=series", rows[0].ID))
 }
-
