@@ -41,35 +41,52 @@ type occurrenceClash struct {
 // clashing occurrences). 201 with the series id and its bookings.
 func (h *Handlers) BookingSeriesCreate(c echo.Context) error {
 	var r SeriesRequest
-	if err := decodeJSON(c, &r); err != nil {
-		return err
-	}
-	id, rows, err := h.createSeries(c.Request().Context(), userOf(c), &r)
-	var serr *models.SeriesClashError
-	if errors.As(err, &serr) {
-		out := seriesClashJSON{Error: "cannot book the series: " + strings.TrimPrefix(serr.Error(), models.ErrBookingClash.Error()+": "), Code: "booking_clash"}
-		for _, o := range serr.Occurrences {
-			occ := occurrenceClash{Occurrence: o.Index, With: o.Clash.Rivals}
-			if o.Index-1 < len(rows) {
-				occ.StartsAt, occ.EndsAt = rows[o.Index-1].StartsAt.UTC(), rows[o.Index-1].EndsAt.UTC()
-			}
-			out.Clashes = append(out.Clashes, occ)
-		}
-		return c.JSON(http.StatusConflict, out)
-	}
+	body, err := readJSON(c, &r)
 	if err != nil {
 		return err
 	}
-	out := apiclient.Series{SeriesID: id}
-	for i := range rows {
-		out.Bookings = append(out.Bookings, bookingJSON(&rows[i], h.Now()))
+	var status int
+	var out any
+	err = h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
+		status, out, err = idempotent(c, tx, body, func(ctx context.Context) (int, any, error) {
+			id, rows, err := h.createSeries(ctx, tx, userOf(c), &r)
+			var serr *models.SeriesClashError
+			if errors.As(err, &serr) {
+				return http.StatusConflict, seriesClash(serr, rows), nil
+			}
+			if err != nil {
+				return 0, nil, err
+			}
+			res := apiclient.Series{SeriesID: id}
+			for i := range rows {
+				res.Bookings = append(res.Bookings, bookingJSON(&rows[i], h.Now()))
+			}
+			return http.StatusCreated, res, nil
+		})
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	return c.JSON(http.StatusCreated, out)
+	return c.JSON(status, out)
+}
+
+// seriesClash is the 409 body listing the clashing occurrences.
+func seriesClash(serr *models.SeriesClashError, rows []models.BookingRow) seriesClashJSON {
+	out := seriesClashJSON{Error: "cannot book the series: " + strings.TrimPrefix(serr.Error(), models.ErrBookingClash.Error()+": "), Code: "booking_clash"}
+	for _, o := range serr.Occurrences {
+		occ := occurrenceClash{Occurrence: o.Index, With: o.Clash.Rivals}
+		if o.Index-1 < len(rows) {
+			occ.StartsAt, occ.EndsAt = rows[o.Index-1].StartsAt.UTC(), rows[o.Index-1].EndsAt.UTC()
+		}
+		out.Clashes = append(out.Clashes, occ)
+	}
+	return out
 }
 
 // createSeries validates r and books the series; on a clash it returns the
 // occurrences it tried with the *SeriesClashError.
-func (h *Handlers) createSeries(ctx context.Context, u *models.User, r *SeriesRequest) (int64, []models.BookingRow, error) {
+func (h *Handlers) createSeries(ctx context.Context, tx *models.Tx, u *models.User, r *SeriesRequest) (int64, []models.BookingRow, error) {
 	now := h.Now()
 	loc, err := zoneParam("time_zone", r.TimeZone, time.UTC)
 	if err != nil {
@@ -96,11 +113,7 @@ func (h *Handlers) createSeries(ctx context.Context, u *models.User, r *SeriesRe
 		bs, ids = append(bs, b), gids
 		rows = append(rows, models.BookingRow{Booking: *b, OwnerEmail: u.Email, GPUIDs: gids})
 	}
-	var id int64
-	err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		id, err = models.CreateSeries(ctx, tx, bs, ids, h.Config.Bookings.WithDefaults().MaxLive, now)
-		return err
-	})
+	id, err := models.CreateSeries(ctx, tx, bs, ids, h.Config.Bookings.WithDefaults().MaxLive, now)
 	var serr *models.SeriesClashError
 	if errors.As(err, &serr) {
 		return 0, rows, err

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -64,7 +65,11 @@ func (h *Handlers) BookingSeriesCreatePage(c echo.Context) error {
 	if convErr != nil {
 		err = invalid("GPUs", "%q is not a number", c.FormValue("gpu_count"))
 	} else {
-		_, rows, err = h.createSeries(c.Request().Context(), userOf(c), r)
+		err = h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
+			var err error
+			_, rows, err = h.createSeries(ctx, tx, userOf(c), r)
+			return err // a clash rolls back: nothing was written anyway
+		})
 	}
 	page := h.Page(c, "Recurring booking", "bookings")
 	var serr *models.SeriesClashError

@@ -77,3 +77,20 @@ func TestBookingSeries(t *testing.T) {
 		t.Fatalf("a bad start_time: %d %s", st, b)
 	}
 }
+
+// A series retried with the same Idempotency-Key is booked once.
+func TestBookingSeriesIdempotent(t *testing.T) {
+	t.Parallel()
+	s := withNode(t, 8)
+	tok, _ := s.UserToken(t, models.RoleMember)
+	d := time.Now().UTC().AddDate(0, 0, 2).Format("2006-01-02")
+	body := fmt.Sprintf(`{"gpu_count":1,"first_day":%q,"last_day":%q,"start_time":"09:00","end_time":"10:00"}`, d, d)
+	for range 2 {
+		if st, b := doKey(t, s, "POST", "/api/v1/bookings/series", tok, "series-1", body); st != 201 {
+			t.Fatalf("series: %d %s", st, b)
+		}
+	}
+	if n := countBookings(t, s); n != 1 {
+		t.Fatalf("%d bookings after a retried series, want 1", n)
+	}
+}
