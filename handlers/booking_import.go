@@ -67,6 +67,8 @@ func (h *Handlers) importBookings(ctx context.Context, body io.Reader, loc *time
 	if err != nil {
 		return nil, Errorf(http.StatusBadRequest, "invalid_csv", "the sheet cannot be read: %v", err)
 	}
+	lim := h.Config.Bookings.WithDefaults()
+	o.MaxGPUs, o.MaxLength, o.MaxAhead = lim.MaxGPUs, lim.MaxLength, lim.MaxAhead
 	var res *models.ImportResult
 	err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
 		res, err = models.ImportBookings(ctx, tx, rows, o, h.Now())

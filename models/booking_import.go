@@ -29,6 +29,27 @@ type ImportOptions struct {
 	CreateUsers bool // an unknown email becomes a member (else the row is invalid)
 	SkipInvalid bool // write the valid rows even when some are invalid
 	ActorID     int64
+	// The booking rules of the API (zero: no limit): GPUs in one booking,
+	// longest booking, how far ahead one may start. A row already over is
+	// refused; one in progress is kept.
+	MaxGPUs   int
+	MaxLength time.Duration
+	MaxAhead  time.Duration
+}
+
+// importRules says why row breaks the booking rules, or "".
+func importRules(r *bookingcsv.Row, o ImportOptions, now time.Time) string {
+	switch {
+	case !r.End.After(now):
+		return fmt.Sprintf("already over (it ended %s)", r.End.UTC().Format("Mon 2 Jan 15:04 UTC"))
+	case o.MaxGPUs > 0 && r.GPUs > o.MaxGPUs:
+		return fmt.Sprintf("asks for %d GPUs; one booking may take at most %d", r.GPUs, o.MaxGPUs)
+	case o.MaxLength > 0 && r.End.Sub(r.Start) > o.MaxLength:
+		return fmt.Sprintf("lasts %.0fh; a booking may last at most %.0fh", r.End.Sub(r.Start).Hours(), o.MaxLength.Hours())
+	case o.MaxAhead > 0 && r.Start.After(now.Add(o.MaxAhead)):
+		return fmt.Sprintf("starts more than %.0f days ahead", o.MaxAhead.Hours()/24)
+	}
+	return ""
 }
 
 // ImportRowResult is what became (or would become) of one row.
@@ -82,6 +103,10 @@ func ImportBookings(ctx context.Context, tx bun.IDB, rows []bookingcsv.Row, o Im
 		*out = ImportRowResult{Line: r.Line, Status: ImportInvalid, Email: r.Email, StartsAt: r.Start.UTC(), EndsAt: r.End.UTC(), Note: r.Note}
 		if r.Err != "" {
 			out.Reason = r.Err
+			continue
+		}
+		if reason := importRules(r, o, now); reason != "" {
+			out.Reason = reason
 			continue
 		}
 		req, reason, err := importRequest(ctx, tx, r, gpus, users, o.CreateUsers)

@@ -98,3 +98,29 @@ func countBookings(t *testing.T, s *testserver.Server) int {
 	}
 	return int(n)
 }
+
+// Imported rows follow the booking rules of the API: a row already over,
+// too long, too large or too far ahead is refused, saying which rule.
+func TestBookingImportRules(t *testing.T) {
+	t.Parallel()
+	s := withNode(t, 8)
+	admin, u := s.UserToken(t, models.RoleAdmin)
+	now := time.Now().UTC()
+	f := func(t time.Time) string { return t.Format(time.RFC3339) }
+	sheet := "email,gpus,start,end\n" +
+		fmt.Sprintf("%s,1,%s,%s\n", u.Email, f(now.Add(-3*time.Hour)), f(now.Add(-time.Hour))) +
+		fmt.Sprintf("%s,1,%s,%s\n", u.Email, f(now.Add(time.Hour)), f(now.Add(100*time.Hour))) +
+		fmt.Sprintf("%s,9,%s,%s\n", u.Email, f(now.Add(time.Hour)), f(now.Add(2*time.Hour))) +
+		fmt.Sprintf("%s,1,%s,%s\n", u.Email, f(now.Add(40*24*time.Hour)), f(now.Add(40*24*time.Hour+time.Hour))) +
+		fmt.Sprintf("%s,1,%s,%s\n", u.Email, f(now.Add(-time.Hour)), f(now.Add(time.Hour)))
+	st, res := postImport(t, s, admin, "?dry_run=true", sheet)
+	want := []string{"already over", "a booking may last at most 72h", "at most 8", "more than 30 days ahead", ""}
+	if st != 200 || len(res.Rows) != len(want) {
+		t.Fatalf("dry run: %d %+v", st, res.ImportResult)
+	}
+	for i, r := range res.Rows {
+		if !strings.Contains(r.Reason, want[i]) || (want[i] == "") != (r.Status == models.ImportCreate) {
+			t.Errorf("row %d: %s %q, want %q", r.Line, r.Status, r.Reason, want[i])
+		}
+	}
+}
