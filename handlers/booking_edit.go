@@ -74,10 +74,13 @@ func bookingChange(cur *models.BookingRow, p *BookingPatch, lim BookingLimits, n
 	if p.StartsAt == nil && p.EndsAt == nil && p.GPUCount == nil && p.GPUIDs == nil && p.Note == nil {
 		return ch, invalid("body", "give at least one of starts_at, ends_at, gpu_count, gpu_ids, note")
 	}
-	if p.StartsAt != nil {
+	// A time given to the minute of the current one (a form shows minutes)
+	// leaves it as it is.
+	sameMinute := func(a, b time.Time) bool { return a.UTC().Truncate(time.Minute).Equal(b.UTC().Truncate(time.Minute)) }
+	if p.StartsAt != nil && !sameMinute(*p.StartsAt, cur.StartsAt) {
 		ch.StartsAt = p.StartsAt.UTC().Truncate(time.Second)
 	}
-	if p.EndsAt != nil {
+	if p.EndsAt != nil && !sameMinute(*p.EndsAt, cur.EndsAt) {
 		ch.EndsAt = p.EndsAt.UTC().Truncate(time.Second)
 	}
 	if p.Note != nil {

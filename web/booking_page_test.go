@@ -89,3 +89,22 @@ func TestBookingPageEdit(t *testing.T) {
 		t.Fatalf("bo sees ana's booking (%d) with an edit form", st)
 	}
 }
+
+// An active booking started at an odd second is saved from its form (the
+// form shows minutes) without its start counting as moved into the past.
+func TestBookingPageEditActive(t *testing.T) {
+	t.Parallel()
+	s := withNode(t, 8)
+	ana := s.Login(t, "ana@example.com")
+	now := time.Now().UTC()
+	b := &models.Booking{UserID: calUserID(t, s, "ana@example.com"), Kind: models.BookingKindBooking, GPUCount: 1,
+		StartsAt: now.Add(-10*time.Minute - 17*time.Second), EndsAt: now.Add(time.Hour), Source: "test"}
+	if _, err := s.DB.Bun.NewInsert().Model(b).Exec(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	st, _, loc := postForm(t, s, ana, fmt.Sprintf("/bookings/%d/edit", b.ID), url.Values{"starts_at": {b.StartsAt.Format("2006-01-02T15:04")},
+		"ends_at": {now.Add(2 * time.Hour).Format("2006-01-02T15:04")}, "gpu_count": {"1"}, "note": {"still going"}})
+	if st != 303 || !strings.HasSuffix(loc, "?done=edited") {
+		t.Fatalf("save an active booking's form: %d → %s", st, loc)
+	}
+}
