@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/emersion/go-ical"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/bookingcsv"
 	"github.com/gpuscheduler/gpuscheduler/models"
@@ -140,4 +142,51 @@ func mustZone(t *testing.T, name string) *time.Location {
 		t.Fatal(err)
 	}
 	return loc
+}
+
+// A user's own feed holds their bookings, their holds and their running
+// jobs' expected windows (tentative); not other people's.
+func TestCalendarFeedMine(t *testing.T) {
+	t.Parallel()
+	s := withNode(t, 8)
+	tok, u := s.UserToken(t, models.RoleMember)
+	_, other := s.UserToken(t, models.RoleMember)
+	st, body := s.Do(t, "POST", "/api/v1/cluster/gpu-allocate", tok, `{"gpu_count":1,"timeout_s":10,"estimated_duration":"2h"}`)
+	if st != 200 && st != 202 {
+		t.Fatalf("allocate: %d %s", st, body)
+	}
+	var alloc struct {
+		JobID int64 `json:"id"`
+	}
+	mustJSON(t, body, &alloc)
+	st, body = s.Do(t, "POST", "/api/v1/holds", tok, `{"gpu_count":1}`)
+	if st != 202 {
+		t.Fatalf("hold: %d %s", st, body)
+	}
+	var hold struct{ ID int64 }
+	mustJSON(t, body, &hold)
+	mine := calSeed(t, s, u.ID, 1, 9, 10)
+	theirs := calSeed(t, s, other.ID, 1, 9, 10)
+	var token string
+	err := s.DB.InTx(t.Context(), func(ctx context.Context, tx *models.Tx) error {
+		var err error
+		token, _, err = models.RegenerateFeed(ctx, tx, u.ID, models.FeedMine, time.Now())
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev map[string]string
+	waitFor(t, "the job to run", func() bool {
+		_, ev = feedEvents(t, s.URL+"/calendar/"+token+".ics")
+		return ev[fmt.Sprintf("job-%d@gpuscheduler", alloc.JobID)] != ""
+	})
+	want := map[string]string{
+		fmt.Sprintf("job-%d@gpuscheduler", alloc.JobID): "TENTATIVE/0",
+		fmt.Sprintf("hold-%d@gpuscheduler", hold.ID):    "CONFIRMED/0",
+		fmt.Sprintf("booking-%d@gpuscheduler", mine):    "CONFIRMED/0",
+	}
+	if diff := cmp.Diff(want, ev); diff != "" || ev[fmt.Sprintf("booking-%d@gpuscheduler", theirs)] != "" {
+		t.Errorf("feed (-want +got):\n%s", diff)
+	}
 }
