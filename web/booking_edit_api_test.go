@@ -134,3 +134,36 @@ func TestBookingEndStartsTheNextJob(t *testing.T) {
 		t.Fatalf("end an upcoming booking: %d %s", st, body)
 	}
 }
+
+// An edit can name GPUs instead of a count, and go back to a count; named
+// GPUs clash with named GPUs.
+func TestBookingEditNamedGPUs(t *testing.T) {
+	t.Parallel()
+	s := withNode(t, 8)
+	ana, _ := s.UserToken(t, models.RoleMember)
+	bo, boUser := s.UserToken(t, models.RoleMember)
+	ids := gpuIDs(t, s)
+	s9, e10 := window(9, 10)
+	theirs := calBook(t, s, bo, fmt.Sprintf(`{"gpu_ids":[%d],"starts_at":%q,"ends_at":%q}`, ids[2], s9, e10))
+	mine := calBook(t, s, ana, bookingBody(2, 9, 10))
+	path := fmt.Sprintf("/api/v1/bookings/%d", mine.ID)
+	st, body := s.Do(t, "PATCH", path, ana, fmt.Sprintf(`{"gpu_ids":[%d,%d]}`, ids[0], ids[1]))
+	var got handlers.BookingJSON
+	mustJSON(t, body, &got)
+	if st != 200 || len(got.GPUIDs) != 2 || got.GPUCount != 2 || got.GPUModel != "" {
+		t.Fatalf("name GPUs: %d %s", st, body)
+	}
+	st, body = s.Do(t, "PATCH", path, ana, fmt.Sprintf(`{"gpu_ids":[%d,%d]}`, ids[1], ids[2]))
+	if msg, _ := testserver.APIError(t, body); st != 409 || !strings.Contains(msg, fmt.Sprintf("%s's booking #%d", boUser.Email, theirs.ID)) {
+		t.Fatalf("name bo's GPU: %d %s", st, body)
+	}
+	if st, body := s.Do(t, "PATCH", path, ana, `{"gpu_count":3}`); st != 400 || !contains(body, "gpu_ids") {
+		t.Fatalf("a count on a booking of named GPUs: %d %s", st, body)
+	}
+	st, body = s.Do(t, "PATCH", path, ana, `{"gpu_ids":[],"gpu_count":3}`)
+	got = handlers.BookingJSON{}
+	mustJSON(t, body, &got)
+	if st != 200 || len(got.GPUIDs) != 0 || got.GPUCount != 3 {
+		t.Fatalf("back to a count: %d %s", st, body)
+	}
+}

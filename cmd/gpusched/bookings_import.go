@@ -57,7 +57,11 @@ A row asks for gpus GPUs (of gpu_model, on node) or names them in gpu_ids
 				if !r.StartsAt.IsZero() {
 					from, until = r.StartsAt.Local().Format("Mon 2 Jan 15:04"), r.EndsAt.Local().Format("Mon 2 Jan 15:04 MST")
 				}
-				fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Row, what, r.Email, r.GPUs, from, until, r.Reason)
+				why := r.Reason
+				if r.NewUser && why == "" {
+					why = "new member " + r.Email
+				}
+				fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Row, what, r.Email, r.GPUs, from, until, why)
 			}
 			if err := w.Flush(); err != nil {
 				return err
