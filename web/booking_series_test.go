@@ -7,7 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpuscheduler/gpuscheduler/handlers"
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -92,5 +96,38 @@ func TestBookingSeriesIdempotent(t *testing.T) {
 	}
 	if n := countBookings(t, s); n != 1 {
 		t.Fatalf("%d bookings after a retried series, want 1", n)
+	}
+}
+
+// A series across the spring DST change keeps 09:00 Berlin time: 08:00 UTC
+// before 28 March 2027, 07:00 UTC after; the sheet exported in Berlin time
+// says 09:00 every day.
+func TestBookingSeriesAcrossDST(t *testing.T) {
+	t.Parallel()
+	s := testserver.NewWith(t, testserver.Options{Configure: func(_ string, h *handlers.Handlers) {
+		h.Config.Bookings.MaxAhead = 400 * 24 * time.Hour
+	}})
+	nodeTok, _ := s.NodeToken(t, "gpu-a")
+	if st, body := s.Do(t, "POST", "/api/v1/nodes/register", nodeTok, registerBody(8)); st != 200 {
+		t.Fatalf("register: %d %s", st, body)
+	}
+	tok, _ := s.UserToken(t, models.RoleMember)
+	st, body := s.Do(t, "POST", "/api/v1/bookings/series", tok, `{"gpu_count":1,"time_zone":"Europe/Berlin","first_day":"2027-03-25",
+		"last_day":"2027-03-30","days":["mon","tue","thu","fri"],"start_time":"09:00","end_time":"18:00"}`)
+	var series apiclient.Series
+	mustJSON(t, body, &series)
+	if st != 201 {
+		t.Fatalf("series: %d %s", st, body)
+	}
+	var got []string
+	for _, b := range series.Bookings {
+		got = append(got, b.StartsAt.UTC().Format("Mon 15:04")+"–"+b.EndsAt.UTC().Format("15:04"))
+	}
+	if diff := cmp.Diff([]string{"Thu 08:00–17:00", "Fri 08:00–17:00", "Mon 07:00–16:00", "Tue 07:00–16:00"}, got); diff != "" {
+		t.Errorf("occurrences in UTC (-want +got):\n%s", diff)
+	}
+	st, body = s.Do(t, "GET", "/api/v1/bookings/export?format=csv&tz=Europe/Berlin&from=2027-03-24T00:00:00Z&until=2027-04-01T00:00:00Z", tok, "")
+	if st != 200 || strings.Count(string(body), " 09:00,") != 4 || strings.Count(string(body), " 18:00,") != 4 {
+		t.Fatalf("export in Berlin time: %d\n%s", st, body)
 	}
 }
