@@ -4,7 +4,9 @@
 //	email,gpus,gpu_model,node,gpu_ids,start,end,note
 //
 // start and end are local times of a given zone ("2026-11-23 09:00",
-// "2026-11-23T09:00", "23/11/2026 09:00") or carry an offset (RFC 3339).
+// "2026-11-23T09:00", "23/11/2026 09:00", "23.11.2026 09:00") or carry an
+// offset (RFC 3339). Fields are separated by "," or, as spreadsheets in many
+// locales write them, by ";" (the header row tells).
 // A row asks for gpus GPUs (of gpu_model, on node when given) or names
 // them in gpu_ids: indexes on node ("0;1" or "0 1"), or cluster GPU ids
 // when node is empty. The package knows nothing of the database: it only
@@ -12,6 +14,8 @@
 package bookingcsv
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -42,7 +46,7 @@ type Row struct {
 
 // timeLayouts are the accepted local forms of start and end.
 var timeLayouts = []string{"2006-01-02 15:04", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02T15:04:05",
-	"02/01/2006 15:04", "2006/01/02 15:04", "2006-01-02"}
+	"02/01/2006 15:04", "2/1/2006 15:04", "02.01.2006 15:04", "2.1.2006 15:04", "2006/01/02 15:04", "2006-01-02"}
 
 // ParseTime reads s as RFC 3339 (offset given) or a local time of loc.
 func ParseTime(s string, loc *time.Location) (time.Time, error) {
@@ -66,7 +70,17 @@ const MaxRows = 5000
 // A row that cannot be read is returned with Err set; only a sheet that
 // cannot be read at all is an error.
 func Read(r io.Reader, loc *time.Location) ([]Row, error) {
-	cr := csv.NewReader(r)
+	br := bufio.NewReader(r)
+	cr := csv.NewReader(br)
+	// Spreadsheets in many locales separate with ";": the header says which.
+	if head, _ := br.Peek(br.Size()); len(head) > 0 {
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			head = head[:i]
+		}
+		if bytes.Count(head, []byte(";")) > bytes.Count(head, []byte(",")) {
+			cr.Comma = ';'
+		}
+	}
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
 	head, err := cr.Read()

@@ -85,3 +85,20 @@ func TestWriteReadsBack(t *testing.T) {
 		t.Errorf("read back (-wrote +read):\n%s", diff)
 	}
 }
+
+// A sheet saved by a spreadsheet in a locale that separates with ";" and
+// writes dates day first reads the same.
+func TestReadSemicolons(t *testing.T) {
+	t.Parallel()
+	sheet := "email;gpus;gpu_model;node;gpu_ids;start;end;note\r\nana@example.com;2;H100;;;30.11.2026 09:00;30.11.2026 18:00;\"a; b\"\r\nbo@example.com;;;gpu-a;0 1;30/11/2026 9:00;30/11/2026 12:00;\r\n"
+	rows, err := bookingcsv.Read(strings.NewReader(sheet), time.UTC)
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("%+v %v", rows, err)
+	}
+	if r := rows[0]; r.Err != "" || r.GPUs != 2 || r.Note != "a; b" || r.Start.Hour() != 9 || r.End.Hour() != 18 {
+		t.Errorf("row 2: %+v", r)
+	}
+	if r := rows[1]; r.Err != "" || len(r.GPUIDs) != 2 || r.Start.Hour() != 9 {
+		t.Errorf("row 3: %+v", r)
+	}
+}
