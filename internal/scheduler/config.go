@@ -55,6 +55,12 @@ type FairShareConfig struct {
 	WeightPriority  float64  `json:"weight_priority"`  // (priority-1)/3
 	WeightSize      float64  `json:"weight_size"`      // small jobs first: 1 - gpus/largest node
 	MaxAge          Duration `json:"max_age"`          // wait at which the age factor reaches 1
+	// Entitled measures usage against what the share entitles a principal
+	// to of the cluster's capacity (usable GPUs × half-life / ln 2), and
+	// counts only use beyond it: a user who ran one long job on less than
+	// their share of the cluster is not pushed behind everyone (see the
+	// simulator's README, "Why fair share was unfair").
+	Entitled bool `json:"entitled,omitempty"`
 }
 
 // Duration is a time.Duration that reads and writes JSON as "90s", "2h".

@@ -27,7 +27,7 @@ type LASConfig struct {
 	StarvationLimit Duration `json:"starvation_limit"`
 	// CheckpointPreemption lets the head of the queue stop a running job
 	// that checkpoints (Job.Checkpoint) and has been demoted to a later
-	// level than the head's, of no higher priority: the job saves, exits
+	// level than the head's: the job saves, exits
 	// and resumes later with its attained service kept. Jobs that do not
 	// checkpoint are only preempted under Config.Preemption's rules.
 	CheckpointPreemption bool `json:"checkpoint_preemption"`
@@ -134,10 +134,10 @@ func (p *pass) lostCapped() bool {
 
 // demotable says whether a running job may be stopped for the pending
 // head by LAS demotion: it checkpoints, has run at least the cooldown since
-// its last start, is of no higher priority, and is in a later level than
-// the head.
+// its last start, and is in a later level than the head (whatever the
+// priorities: it keeps its progress and its place in its level).
 func (p *pass) demotable(r *Job, head *Job) bool {
-	if !p.cfg.isLAS() || !p.cfg.LAS.CheckpointPreemption || !r.Checkpoint || r.Priority > head.Priority ||
+	if !p.cfg.isLAS() || !p.cfg.LAS.CheckpointPreemption || !r.Checkpoint ||
 		p.now.Sub(r.StartedAt) < time.Duration(p.cfg.LAS.PreemptCooldown) {
 		return false
 	}

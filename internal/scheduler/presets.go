@@ -38,6 +38,11 @@ var presets = map[string]func(*Config){
 	"las-learned": func(c *Config) {
 		c.Policy, c.Backfill, c.Preemption, c.Estimates = PolicyLAS, true, true, EstimatesLearned
 	},
+	// fairshare-entitled: fairshare-backfill that counts only use beyond
+	// each user's entitled share of the cluster.
+	"fairshare-entitled": func(c *Config) {
+		c.Policy, c.Backfill, c.Preemption, c.FairShare.Entitled = PolicyFairShare, true, true, true
+	},
 	// sjf-backfill: sjf with backfill.
 	"sjf-backfill": func(c *Config) { c.Policy, c.Backfill, c.Preemption = PolicySJF, true, false },
 }

@@ -9,7 +9,7 @@ import (
 // TestPresets checks the named configurations.
 func TestPresets(t *testing.T) {
 	t.Parallel()
-	want := []string{"default", "fairshare", "fairshare-backfill", "fcfs", "gittins-backfill", "las", "las-backfill",
+	want := []string{"default", "fairshare", "fairshare-backfill", "fairshare-entitled", "fcfs", "gittins-backfill", "las", "las-backfill",
 		"las-learned", "priority", "priority-backfill", "sjf", "sjf-backfill"}
 	if d := cmp.Diff(want, PresetNames()); d != "" {
 		t.Errorf("PresetNames (-want +got):\n%s", d)
@@ -28,6 +28,7 @@ func TestPresets(t *testing.T) {
 		"priority-backfill":  {PolicyPriority, true, true, 0.25},
 		"sjf":                {PolicySJF, false, false, 0.25},
 		"sjf-backfill":       {PolicySJF, true, false, 0.25},
+		"fairshare-entitled": {PolicyFairShare, true, true, 0.25},
 		"las":                {PolicyLAS, false, true, 0.25},
 		"las-backfill":       {PolicyLAS, true, true, 0.25},
 		"las-learned":        {PolicyLAS, true, true, 0.25},

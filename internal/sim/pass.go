@@ -74,7 +74,9 @@ func (s *simulator) snapshot(t time.Duration) scheduler.Snapshot {
 	now := at(t)
 	running := make([]scheduler.Job, 0, len(s.running))
 	held := map[int64][]allocation{}
+	heldGPUs := s.res.BusyGPUSeconds // released runs, plus the running ones so far
 	for _, i := range s.running {
+		heldGPUs += float64(len(s.runs[i].gpus)) * (t - s.runs[i].start).Seconds()
 		j := s.schedJob(i)
 		j.StartedAt, j.GPUs = at(s.runs[i].start), slices.Clone(s.runs[i].gpus)
 		running = append(running, j)
@@ -87,7 +89,7 @@ func (s *simulator) snapshot(t time.Duration) scheduler.Snapshot {
 	return scheduler.Snapshot{
 		Now: now, Nodes: slices.Clone(s.nodes), GPUs: slices.Clone(s.gpus),
 		Running: running, Pending: s.pendingCopy(), Users: users, Bookings: s.holds.active(t, userNameOf),
-		Lost: scheduler.PreemptionLoss{LostGPUSeconds: s.res.LostGPUSeconds, HeldGPUSeconds: s.res.BusyGPUSeconds},
+		Lost: scheduler.PreemptionLoss{LostGPUSeconds: s.res.LostGPUSeconds, HeldGPUSeconds: heldGPUs},
 	}
 }
 
