@@ -207,7 +207,7 @@ func (c *ClusterCollector) pass(ctx context.Context, emit emitFunc) error {
 func (c *ClusterCollector) river(ctx context.Context, emit emitFunc) error {
 	rows, err := c.db.Pool.Query(ctx, `SELECT kind, count(*) FILTER (WHERE state = 'discarded'),
 			COALESCE(sum(COALESCE(array_length(errors, 1), 0)) FILTER (WHERE state IN ('retryable', 'available', 'running', 'scheduled')), 0)
-		FROM river_job WHERE state IN ('discarded', 'retryable', 'available', 'running', 'scheduled') GROUP BY kind`)
+		FROM river_job GROUP BY kind`)
 	if err != nil {
 		return err
 	}
