@@ -236,7 +236,12 @@ func serverEnv(dbURL string, port int, extra ...string) []string {
 // startServer starts `gpusched serve` on dbURL and waits until it is ready.
 func startServer(t testing.TB, name, dbURL string, extra ...string) *Server {
 	t.Helper()
-	port := freePort(t)
+	return startServerOn(t, name, dbURL, freePort(t), extra...)
+}
+
+// startServerOn is startServer on a given port (a replica restarted where it was).
+func startServerOn(t testing.TB, name, dbURL string, port int, extra ...string) *Server {
+	t.Helper()
 	s := &Server{Proc: start(t, name, serverEnv(dbURL, port, extra...), "serve"), URL: "http://127.0.0.1:" + strconv.Itoa(port)}
 	if d := s.WaitReady(30 * time.Second); d < 0 {
 		t.Fatalf("%s not ready in 30s", name)
@@ -400,4 +405,33 @@ func waitNodeUp(t testing.TB, pool *pgxpool.Pool, name string, limit time.Durati
 		time.Sleep(50 * time.Millisecond)
 	}
 	return -1
+}
+
+// dumpStuck logs the jobs not ended, their events, and River's unfinished jobs.
+func dumpStuck(t testing.TB, pool *pgxpool.Pool) {
+	t.Helper()
+	ctx := context.Background()
+	rows, err := pool.Query(ctx, `SELECT j.id, j.state, COALESCE(string_agg(e.to_state || ' (' || e.reason || ')', ' → ' ORDER BY e.id), '')
+		FROM jobs j LEFT JOIN job_events e ON e.job_id = j.id
+		WHERE j.state NOT IN ('completed', 'failed', 'canceled') GROUP BY j.id, j.state`)
+	if err == nil {
+		for rows.Next() {
+			var id int64
+			var st, ev string
+			_ = rows.Scan(&id, &st, &ev)
+			t.Logf("job %d %s: %s", id, st, ev)
+		}
+		rows.Close()
+	}
+	rows, err = pool.Query(ctx, `SELECT id, kind, state::text, attempt, args::text, COALESCE(attempted_by::text, '') FROM river_job WHERE state NOT IN ('completed') ORDER BY id`)
+	if err == nil {
+		for rows.Next() {
+			var id int64
+			var kind, st, args, by string
+			var attempt int
+			_ = rows.Scan(&id, &kind, &st, &attempt, &args, &by)
+			t.Logf("river job %d %s %s attempt %d args %s by %s", id, kind, st, attempt, args, by)
+		}
+		rows.Close()
+	}
 }
