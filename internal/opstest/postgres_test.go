@@ -1,0 +1,109 @@
+package opstest
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// PostgreSQL restarts under load, once with a fast shutdown and once with
+// its postmaster killed: the server reports not ready while it is away,
+// recovers without help (readiness back within 10 s of PostgreSQL), River
+// resumes (a job submitted afterwards runs), and no job is left stuck:
+// every acknowledged job ends.
+func TestPostgresRestartUnderLoad(t *testing.T) {
+	t.Parallel()
+	pg := startPG(t)
+	s := startServer(t, "server", pg.URL)
+	token := adminToken(t, pg.URL)
+	state := openDir(t, "opstest-pg-state-")
+	killJobProcesses(t, state)
+	startNode(t, "gpu-p", s.URL, cli(t, pg.URL, "token", "create", "--node", "gpu-p"), state)
+	if waitNodeUp(t, pg.Pool(), "gpu-p", 20*time.Second) < 0 {
+		t.Fatal("node not up")
+	}
+	var mu sync.Mutex
+	var acked []int64
+	ctx, stopLoad := context.WithCancel(context.Background())
+	var load sync.WaitGroup
+	load.Go(func() {
+		for ctx.Err() == nil {
+			if j, err := submit(ctx, s.URL, token, "sleep 0.3", 1); err == nil && j.ID > 0 {
+				mu.Lock()
+				acked = append(acked, j.ID)
+				mu.Unlock()
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(150 * time.Millisecond):
+			}
+		}
+	})
+
+	restart := func(how string, stop func()) {
+		t.Helper()
+		time.Sleep(800 * time.Millisecond)
+		stop()
+		var notReady time.Duration = -1
+		for began := time.Now(); time.Since(began) < 10*time.Second; time.Sleep(50 * time.Millisecond) {
+			if !s.Ready() {
+				notReady = time.Since(began)
+				break
+			}
+		}
+		if notReady < 0 {
+			t.Errorf("%s: /readyz stayed 200 with PostgreSQL down", how)
+		}
+		time.Sleep(500 * time.Millisecond) // PostgreSQL stays away a while under load
+		pg.Start()
+		back := s.WaitReady(20 * time.Second)
+		t.Logf("%s: not ready after %s; ready again %s after PostgreSQL", how, notReady.Round(time.Millisecond), back.Round(time.Millisecond))
+		if back < 0 || back > 10*time.Second {
+			t.Errorf("%s: readiness back after %s, want within 10s", how, back)
+		}
+		// River resumes: a job submitted now runs.
+		j, err := submit(context.Background(), s.URL, token, "true", 1)
+		if err != nil {
+			t.Fatalf("%s: submit after recovery: %v", how, err)
+		}
+		if _, d := waitState(t, s.URL, token, j.ID, 15*time.Second, terminal...); d < 0 {
+			t.Errorf("%s: a job submitted after recovery did not run", how)
+		} else {
+			t.Logf("%s: a job submitted after recovery ended %s later", how, d.Round(time.Millisecond))
+		}
+	}
+	restart("fast shutdown", pg.StopFast)
+	restart("killed postmaster", pg.KillPostmaster)
+	stopLoad()
+	load.Wait()
+
+	pool := pg.Pool()
+	mu.Lock()
+	ids := append([]int64(nil), acked...)
+	mu.Unlock()
+	var lost, unfinished int
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		lost, unfinished = 0, 0
+		for _, id := range ids {
+			var st string
+			if err := pool.QueryRow(context.Background(), `SELECT state FROM jobs WHERE id = $1`, id).Scan(&st); err != nil {
+				lost++
+			} else if !strings.Contains(" completed failed canceled ", " "+st+" ") {
+				unfinished++
+			}
+		}
+		if unfinished == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	var failed int
+	_ = pool.QueryRow(context.Background(), `SELECT count(*) FROM jobs WHERE state = 'failed'`).Scan(&failed)
+	doubles := doubleAllocations(t, pool)
+	t.Logf("%d submissions acknowledged, %d lost, %d not ended, %d failed, %d GPUs double-allocated", len(ids), lost, unfinished, failed, doubles)
+	if lost != 0 || unfinished != 0 || doubles != 0 {
+		t.Errorf("lost %d, not ended %d, double allocations %d: want 0 each", lost, unfinished, doubles)
+		dumpStuck(t, pool)
+	}
+}
