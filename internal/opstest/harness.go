@@ -435,3 +435,16 @@ func dumpStuck(t testing.TB, pool *pgxpool.Pool) {
 		rows.Close()
 	}
 }
+
+func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// poolFor connects to dbURL for the test's own queries.
+func poolFor(t testing.TB, dbURL string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
