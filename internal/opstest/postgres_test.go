@@ -21,9 +21,11 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	state := openDir(t, "opstest-pg-state-")
 	killJobProcesses(t, state)
 	startNode(t, "gpu-p", s.URL, cli(t, pg.URL, "token", "create", "--node", "gpu-p"), state)
-	if waitNodeUp(t, pg.Pool(), "gpu-p", 20*time.Second) < 0 {
+	pool := pg.Pool()
+	if waitNodeUp(t, pool, "gpu-p", 20*time.Second) < 0 {
 		t.Fatal("node not up")
 	}
+	watch := allocationWatch(t, pool)
 	var mu sync.Mutex
 	var acked []int64
 	ctx, stopLoad := context.WithCancel(context.Background())
@@ -79,7 +81,6 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	stopLoad()
 	load.Wait()
 
-	pool := pg.Pool()
 	mu.Lock()
 	ids := append([]int64(nil), acked...)
 	mu.Unlock()
@@ -100,8 +101,18 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	}
 	var failed int
 	_ = pool.QueryRow(context.Background(), `SELECT count(*) FROM jobs WHERE state = 'failed'`).Scan(&failed)
-	doubles := doubleAllocations(t, pool)
-	t.Logf("%d submissions acknowledged, %d lost, %d not ended, %d failed, %d GPUs double-allocated", len(ids), lost, unfinished, failed, doubles)
+	doubles, samples := watch()
+	overlaps := timestampOverlaps(t, pool)
+	t.Logf("%d submissions acknowledged, %d lost, %d not ended, %d failed, %d GPUs double-allocated in %d samples of live allocations (%d pairs with overlapping recorded times, see timestampOverlaps)", len(ids), lost, unfinished, failed, doubles, samples, overlaps)
+	if rows, err := pool.Query(context.Background(), `SELECT failure_reason, count(*) FROM jobs WHERE state = 'failed' GROUP BY 1`); err == nil {
+		for rows.Next() {
+			var why string
+			var n int
+			_ = rows.Scan(&why, &n)
+			t.Logf("failed: %d × %q", n, why)
+		}
+		rows.Close()
+	}
 	if lost != 0 || unfinished != 0 || doubles != 0 {
 		t.Errorf("lost %d, not ended %d, double allocations %d: want 0 each", lost, unfinished, doubles)
 		dumpStuck(t, pool)

@@ -57,6 +57,7 @@ func TestTwoReplicasKill9(t *testing.T) {
 	if waitNodeUp(t, pool, "gpu-r", 20*time.Second) < 0 {
 		t.Fatal("node not up")
 	}
+	watch := allocationWatch(t, pool)
 	replicas := []*Server{a, b}
 	var mu sync.Mutex
 	var acked []int64
@@ -145,11 +146,12 @@ func TestTwoReplicasKill9(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	doubles := doubleAllocations(t, pool)
+	doubles, samples := watch()
+	overlaps := timestampOverlaps(t, pool)
 	var failed int
 	_ = pool.QueryRow(context.Background(), `SELECT count(*) FROM jobs WHERE state = 'failed'`).Scan(&failed)
-	t.Logf("%d submissions acknowledged (%d refused by the killed replica), %d lost, %d not ended, %d failed, %d GPUs double-allocated",
-		len(ids), refused, lost, unfinished, failed, doubles)
+	t.Logf("%d submissions acknowledged (%d refused by the killed replica), %d lost, %d not ended, %d failed, %d GPUs double-allocated in %d samples of live allocations (%d pairs with overlapping recorded times, see timestampOverlaps)",
+		len(ids), refused, lost, unfinished, failed, doubles, samples, overlaps)
 	if lost != 0 || unfinished != 0 || doubles != 0 {
 		t.Errorf("lost %d, not ended %d, double allocations %d: want 0 each", lost, unfinished, doubles)
 		dumpStuck(t, pool)
