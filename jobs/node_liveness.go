@@ -31,6 +31,9 @@ type NodeLivenessWorker struct {
 
 // Work runs one sweep.
 func (w *NodeLivenessWorker) Work(ctx context.Context, _ *river.Job[NodeLivenessArgs]) error {
+	if grace, err := livenessGrace(ctx, *w.deps); err != nil || grace { // operations: outage grace
+		return err
+	}
 	return SweepNodes(ctx, *w.deps)
 }
 

@@ -16,7 +16,10 @@ import (
 func TestPostgresRestartUnderLoad(t *testing.T) {
 	t.Parallel()
 	pg := startPG(t)
-	s := startServer(t, "server", pg.URL)
+	// PostgreSQL stays away longer than NODE_DOWN_AFTER: the heartbeats the
+	// server could not record must not mark the node down (outage grace).
+	const downAfter = 3 * time.Second
+	s := startServer(t, "server", pg.URL, "GPUSCHED_NODE_DOWN_AFTER="+downAfter.String())
 	token := adminToken(t, pg.URL)
 	state := openDir(t, "opstest-pg-state-")
 	killJobProcesses(t, state)
@@ -58,7 +61,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 		if notReady < 0 {
 			t.Errorf("%s: /readyz stayed 200 with PostgreSQL down", how)
 		}
-		time.Sleep(500 * time.Millisecond) // PostgreSQL stays away a while under load
+		time.Sleep(downAfter) // PostgreSQL stays away a while under load
 		pg.Start()
 		back := s.WaitReady(20 * time.Second)
 		t.Logf("%s: not ready after %s; ready again %s after PostgreSQL", how, notReady.Round(time.Millisecond), back.Round(time.Millisecond))
@@ -112,6 +115,9 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 			t.Logf("failed: %d × %q", n, why)
 		}
 		rows.Close()
+	}
+	if failed != 0 {
+		t.Errorf("%d jobs failed across PostgreSQL restarts, want 0", failed)
 	}
 	if lost != 0 || unfinished != 0 || doubles != 0 {
 		t.Errorf("lost %d, not ended %d, double allocations %d: want 0 each", lost, unfinished, doubles)

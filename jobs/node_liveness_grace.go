@@ -1,0 +1,42 @@
+package jobs
+
+import (
+	"context"
+	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// settingLivenessSweep records the latest liveness sweep, whichever replica ran it.
+const settingLivenessSweep = "node_liveness_sweep"
+
+// livenessSweep is the stored record of sweeps.
+type livenessSweep struct {
+	At         time.Time `json:"at"`
+	GraceUntil time.Time `json:"grace_until"`
+}
+
+// livenessGrace records this sweep and reports whether marking nodes down
+// must wait. Sweeps run every NodeDownAfter/3; a longer gap means the
+// control plane itself was away (PostgreSQL restarting, every replica
+// down), and the heartbeats nodes sent meanwhile were refused, not missed.
+// Nodes then get NodeDownAfter from the control plane's return to report
+// again before any is marked down.
+func livenessGrace(ctx context.Context, d Deps) (bool, error) {
+	now := d.Now()
+	var st livenessSweep
+	err := d.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+		found, err := models.GetSetting(ctx, tx, settingLivenessSweep, &st)
+		if err != nil {
+			return err
+		}
+		if gap := now.Sub(st.At); found && gap > d.Config.NodeDownAfter*5/6 {
+			st.GraceUntil = now.Add(d.Config.NodeDownAfter)
+			d.Logger.Warn("the control plane was away: nodes get time to report again before any is marked down",
+				"away", gap.Round(time.Second), "until", st.GraceUntil)
+		}
+		st.At = now
+		return models.PutSetting(ctx, tx, settingLivenessSweep, st, nil, now)
+	})
+	return now.Before(st.GraceUntil), err
+}
