@@ -7,6 +7,10 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
+// agentRetryPause is the node agent's longest pause between attempts to
+// reach the control plane (internal/node.MaxRetryPause).
+const agentRetryPause = 5 * time.Second
+
 // settingLivenessSweep records the latest liveness sweep, whichever replica ran it.
 const settingLivenessSweep = "node_liveness_sweep"
 
@@ -20,8 +24,9 @@ type livenessSweep struct {
 // must wait. Sweeps run every NodeDownAfter/3; a longer gap means the
 // control plane itself was away (PostgreSQL restarting, every replica
 // down), and the heartbeats nodes sent meanwhile were refused, not missed.
-// Nodes then get NodeDownAfter from the control plane's return to report
-// again before any is marked down.
+// Nodes then get NodeDownAfter, plus the agents' longest pause between
+// retries, from the control plane's return to report again before any is
+// marked down.
 func livenessGrace(ctx context.Context, d Deps) (bool, error) {
 	now := d.Now()
 	var st livenessSweep
@@ -31,7 +36,7 @@ func livenessGrace(ctx context.Context, d Deps) (bool, error) {
 			return err
 		}
 		if gap := now.Sub(st.At); found && gap > d.Config.NodeDownAfter*5/6 {
-			st.GraceUntil = now.Add(d.Config.NodeDownAfter)
+			st.GraceUntil = now.Add(d.Config.NodeDownAfter + agentRetryPause)
 			d.Logger.Warn("the control plane was away: nodes get time to report again before any is marked down",
 				"away", gap.Round(time.Second), "until", st.GraceUntil)
 		}

@@ -18,7 +18,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	pg := startPG(t)
 	// PostgreSQL stays away longer than NODE_DOWN_AFTER: the heartbeats the
 	// server could not record must not mark the node down (outage grace).
-	const downAfter = 3 * time.Second
+	const downAfter = 2 * time.Second
 	s := startServer(t, "server", pg.URL, "GPUSCHED_NODE_DOWN_AFTER="+downAfter.String())
 	token := adminToken(t, pg.URL)
 	state := openDir(t, "opstest-pg-state-")
@@ -50,7 +50,9 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	restart := func(how string, stop func()) {
 		t.Helper()
 		time.Sleep(800 * time.Millisecond)
+		stopAt := time.Now()
 		stop()
+		t.Logf("%s: PostgreSQL stopped in %s", how, time.Since(stopAt).Round(time.Millisecond))
 		var notReady time.Duration = -1
 		for began := time.Now(); time.Since(began) < 10*time.Second; time.Sleep(50 * time.Millisecond) {
 			if !s.Ready() {
@@ -62,7 +64,9 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 			t.Errorf("%s: /readyz stayed 200 with PostgreSQL down", how)
 		}
 		time.Sleep(downAfter) // PostgreSQL stays away a while under load
+		startAt := time.Now()
 		pg.Start()
+		t.Logf("%s: PostgreSQL started again in %s", how, time.Since(startAt).Round(time.Millisecond))
 		back := s.WaitReady(20 * time.Second)
 		t.Logf("%s: not ready after %s; ready again %s after PostgreSQL", how, notReady.Round(time.Millisecond), back.Round(time.Millisecond))
 		if back < 0 || back > 10*time.Second {
@@ -84,6 +88,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	stopLoad()
 	load.Wait()
 
+	drain := time.Now()
 	mu.Lock()
 	ids := append([]int64(nil), acked...)
 	mu.Unlock()
@@ -102,6 +107,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 			break
 		}
 	}
+	t.Logf("every acknowledged job ended %s after the load stopped", time.Since(drain).Round(time.Millisecond))
 	var failed int
 	_ = pool.QueryRow(context.Background(), `SELECT count(*) FROM jobs WHERE state = 'failed'`).Scan(&failed)
 	doubles, samples := watch()
