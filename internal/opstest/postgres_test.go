@@ -2,6 +2,7 @@ package opstest
 
 import (
 	"context"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -23,7 +24,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	token := adminToken(t, pg.URL)
 	state := openDir(t, "opstest-pg-state-")
 	killJobProcesses(t, state)
-	startNode(t, "gpu-p", s.URL, cli(t, pg.URL, "token", "create", "--node", "gpu-p"), state)
+	node := startNode(t, "gpu-p", s.URL, cli(t, pg.URL, "token", "create", "--node", "gpu-p"), state)
 	pool := pg.Pool()
 	if waitNodeUp(t, pool, "gpu-p", 20*time.Second) < 0 {
 		t.Fatal("node not up")
@@ -124,6 +125,14 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	}
 	if failed != 0 {
 		t.Errorf("%d jobs failed across PostgreSQL restarts, want 0", failed)
+		for _, p := range []*Proc{s.Proc, node} {
+			b, _ := os.ReadFile(p.Log)
+			for _, line := range strings.Split(string(b), "\n") {
+				if strings.Contains(line, "marked down") || strings.Contains(line, "was away") || strings.Contains(line, "lost the control plane") || strings.Contains(line, "registered") {
+					t.Logf("%s: %s", p.Name, line)
+				}
+			}
+		}
 	}
 	if lost != 0 || unfinished != 0 || doubles != 0 {
 		t.Errorf("lost %d, not ended %d, double allocations %d: want 0 each", lost, unfinished, doubles)
