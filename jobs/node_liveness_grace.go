@@ -26,7 +26,8 @@ type livenessSweep struct {
 // down), and the heartbeats nodes sent meanwhile were refused, not missed.
 // Nodes then get NodeDownAfter, plus the agents' longest pause between
 // retries, from the control plane's return to report again before any is
-// marked down.
+// marked down. So do they at the first sweep ever recorded, when nothing
+// says how long the control plane had been away.
 func livenessGrace(ctx context.Context, tx *models.Tx, d Deps) (time.Time, bool, error) {
 	var st livenessSweep
 	found, err := models.GetSetting(ctx, tx, settingLivenessSweep, &st)
@@ -34,7 +35,7 @@ func livenessGrace(ctx context.Context, tx *models.Tx, d Deps) (time.Time, bool,
 		return time.Time{}, false, err
 	}
 	now := d.Now() // after the database answered
-	if gap := now.Sub(st.At); found && gap > d.Config.NodeDownAfter*5/6 {
+	if gap := now.Sub(st.At); !found || gap > d.Config.NodeDownAfter*5/6 {
 		st.GraceUntil = now.Add(d.Config.NodeDownAfter + agentRetryPause)
 		d.Logger.Warn("the control plane was away: nodes get time to report again before any is marked down",
 			"away", gap.Round(time.Second), "until", st.GraceUntil)

@@ -9,13 +9,28 @@ import (
 	"time"
 )
 
-// PostgreSQL restarts under load, once with a fast shutdown and once with
-// its postmaster killed: the server reports not ready while it is away,
-// recovers without help (readiness back within 10 s of PostgreSQL), River
-// resumes (a job submitted afterwards runs), and no job is left stuck:
-// every acknowledged job ends.
+// PostgreSQL restarts under load, with a fast shutdown and with its
+// postmaster killed (each on its own cluster, side by side): the server
+// reports not ready while it is away, recovers without help (readiness back
+// within 10 s of PostgreSQL), River resumes (a job submitted afterwards
+// runs), and no job is left stuck or failed: every acknowledged job ends.
 func TestPostgresRestartUnderLoad(t *testing.T) {
 	t.Parallel()
+	for _, tc := range []struct {
+		how  string
+		stop func(*PG)
+	}{
+		{"fast shutdown", (*PG).StopFast},
+		{"killed postmaster", (*PG).KillPostmaster},
+	} {
+		t.Run(tc.how, func(t *testing.T) {
+			t.Parallel()
+			postgresRestart(t, tc.how, tc.stop)
+		})
+	}
+}
+
+func postgresRestart(t *testing.T, how string, stopPG func(*PG)) {
 	pg := startPG(t)
 	// PostgreSQL stays away longer than NODE_DOWN_AFTER: the heartbeats the
 	// server could not record must not mark the node down (outage grace).
@@ -84,8 +99,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 			t.Logf("%s: a job submitted after recovery ended %s later", how, d.Round(time.Millisecond))
 		}
 	}
-	restart("fast shutdown", pg.StopFast)
-	restart("killed postmaster", pg.KillPostmaster)
+	restart(how, func() { stopPG(pg) })
 	stopLoad()
 	load.Wait()
 
