@@ -3,13 +3,15 @@
 TEMPL_VERSION := v0.3.977
 TEMPL := go run github.com/a-h/templ/cmd/templ@$(TEMPL_VERSION)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X main.version=$(VERSION)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+BUILD_DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE)
 GO_TEST_FLAGS ?=
 # go-nvml's cgo prologue calls NVML functions that NVIDIA marked deprecated; the
 # warnings say nothing about this code.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: help run build test generate check-generated lint bench clean dist
+.PHONY: help run build test generate check-generated lint bench clean dist release release-bin check-deploy
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -56,6 +58,17 @@ dist: ## Cross-compile gpusched-agent into dist/ (linux/amd64, linux/arm64, darw
 	@cp deploy/gpusched-agent.service deploy/io.gpuscheduler.agent.plist dist/
 	@cd dist && (command -v sha256sum >/dev/null && sha256sum gpusched-agent* io.* || shasum -a 256 gpusched-agent* io.*) > SHA256SUMS.tmp && \
 		mv SHA256SUMS.tmp SHA256SUMS && cat SHA256SUMS
+
+# --- operations: releases and deployment checks ---
+release: ## Versioned tarballs of gpusched (linux amd64/arm64) and gpusched-agent (linux/darwin amd64/arm64) in dist/release, SHA256SUMS, signed with GPUSCHED_SIGNING_KEY
+	VERSION=$(VERSION) COMMIT=$(COMMIT) ./release/build.sh
+
+release-bin: ## The release build of gpusched for this platform into bin/ (what the Dockerfile runs)
+	CGO_ENABLED=$${CGO_ENABLED:-1} go build -trimpath -ldflags "-s -w $(LDFLAGS)" -o bin/gpusched ./cmd/gpusched
+
+check-deploy: ## Validate deploy/ (systemd units, Caddyfile, nginx, compose, Dockerfile, alert rules) with every validator installed
+	./deploy/check.sh
+# --- end operations ---
 
 clean: ## Remove build output (keeps .data)
 	rm -rf bin dist

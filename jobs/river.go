@@ -67,6 +67,7 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &TelemetryRollupWorker{deps: d})
 	// Notifications and idle reclaim (issue 13).
 	addNotifyWorkers(workers, d)
+	river.AddWorker(workers, &RedispatchWorker{deps: d}) // operations: replica failover
 
 	client, err := river.NewClient(riverpgxv5.New(d.DB.Pool), &river.Config{
 		Logger: d.Logger.With("component", "river"),
@@ -80,6 +81,9 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 		Workers:       workers,
 		PeriodicJobs:  periodicJobs(d.Config),
 		JobTimeout:    time.Minute,
+		// A job left running by a replica that died is retried this long
+		// after it began: no job runs past JobTimeout, so it cannot be live.
+		RescueStuckJobsAfter: time.Minute + 15*time.Second,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("jobs: new river client: %w", err)
@@ -104,5 +108,6 @@ func periodicJobs(cfg Config) []*river.PeriodicJob {
 		scoringObservePeriodic(),
 		telemetryRollupPeriodic(),
 		notifySweepPeriodic(), idleReclaimPeriodic(cfg), notifyTimersPeriodic(), // issue 13
+		redispatchPeriodic(), // operations: replica failover
 	}
 }

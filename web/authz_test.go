@@ -113,6 +113,7 @@ func authzRows() map[string]authzRow {
 
 		// The JSON API for node agents: personal tokens are refused.
 		"POST /api/v1/nodes/register":                 {req: path("", `{}`), want: node},
+		"GET /api/v1/nodes/self":                      {want: node}, // operations: node doctor
 		"POST /api/v1/nodes/:id/heartbeat":            {req: path("/api/v1/nodes/1/heartbeat", `{}`), want: node},
 		"GET /api/v1/nodes/:id/commands":              {req: path("/api/v1/nodes/1/commands", ""), want: node},
 		"POST /api/v1/nodes/:id/commands/:cmd/result": {req: path("/api/v1/nodes/1/commands/1/result", `{}`), want: node},

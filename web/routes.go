@@ -94,6 +94,7 @@ func (s *Server) routes(o Options) {
 	// JSON API for node agents: node tokens.
 	node := api.Group("/nodes", s.bearer(nodeTokens))
 	node.POST("/register", h.NodeRegister)
+	node.GET("/self", h.NodeSelf) // operations: node doctor checks token and clock
 	node.POST("/:id/heartbeat", h.NodeHeartbeat)
 	node.GET("/:id/commands", h.NodeCommands)
 	node.POST("/:id/commands/:cmd/result", h.NodeCommandResult)
