@@ -39,9 +39,11 @@ lint: ## gofmt and go vet
 
 bench: ## Benchmarks: the scheduling core's pass; HTTP with 16 clients (probes, status, submissions, release→start); pages with 1,000 jobs; 200 SSE subscribers for 60 s
 	go test -run '^$$' -bench BenchmarkPass -benchmem ./internal/scheduler
-	go test -run '^$$' -bench . -skip 'BenchmarkSSESubscribers|Page$$' -benchtime 5s ./web/
+	go test -run '^$$' -bench . -skip 'BenchmarkSSE|Page$$' -benchtime 5s ./web/
 	go test -run '^$$' -bench 'Page$$' -benchtime 1000x ./web/
 	go test -run '^$$' -bench BenchmarkSSESubscribers -benchtime 60x ./web/
+	# scale: change → browser latency, 200 subscribers, 100 changes/s for 10 s
+	go test -run '^$$' -bench BenchmarkSSELatency -benchtime 1000x ./web/
 
 AGENT_PLATFORMS := linux/amd64 linux/arm64 darwin/arm64 windows/amd64
 
