@@ -93,6 +93,12 @@ func validateSamples(req apiclient.HeartbeatRequest) ([]models.GPUTelemetry, err
 		}
 		procs := make([]models.GPUProcess, len(s.Processes))
 		for j, p := range s.Processes {
+			switch {
+			case p.PID <= 0:
+				return nil, invalid(fmt.Sprintf("%s.processes[%d].pid", field, j), "must be positive, got %d", p.PID)
+			case p.MemoryMiB < 0:
+				return nil, invalid(fmt.Sprintf("%s.processes[%d].memory_mib", field, j), "must not be negative")
+			}
 			procs[j] = models.GPUProcess{PID: p.PID, User: p.User, Name: p.Name, MemoryMiB: p.MemoryMiB}
 		}
 		out = append(out, models.GPUTelemetry{
