@@ -35,11 +35,12 @@ func LoadSnapshot(ctx context.Context, db bun.IDB, now time.Time, halfLife time.
 	if err := loadGPUs(ctx, db, &s); err != nil {
 		return s, nil, err
 	}
-	if err := loadJobs(ctx, db, &s, prev); err != nil {
+	types := map[int64]string{}
+	if err := loadJobs(ctx, db, &s, prev, types); err != nil {
 		return s, nil, err
 	}
 	// The scoring model's learned runtimes and GPU-model steering (scoring_learned.go).
-	if err := applyLearned(ctx, db, &s); err != nil {
+	if err := applyLearned(ctx, db, &s, types); err != nil {
 		return s, nil, err
 	}
 	if err := loadBookings(ctx, db, &s); err != nil {
@@ -77,44 +78,100 @@ func loadGPUs(ctx context.Context, db bun.IDB, s *scheduler.Snapshot) error {
 	return nil
 }
 
-func loadJobs(ctx context.Context, db bun.IDB, s *scheduler.Snapshot, prev Explained) error {
-	var jobs []Job
-	if err := db.NewSelect().Model(&jobs).
-		Where("state IN (?)", bun.In(append([]string{JobQueued}, holdingStates...))).
-		OrderExpr("submitted_at, id").Scan(ctx); err != nil {
+// snapshotJobsQuery reads only what the scheduler decides on and the
+// explanation a pending job carries, for every queued job and every job
+// holding GPUs, in submission order.
+const snapshotJobsQuery = `
+SELECT j.id, j.owner_id, j.team_id, j.state, j.name, j.gpu_count, j.gpu_memory_mib, j.gpu_model,
+       j.allow_multi_node, j.priority, j.preemptible, j.submitted_at, j.node_id, j.estimated_duration_s,
+       j.job_type, coalesce(j.started_at, j.scheduled_at),
+       j.queue_position, j.pending_code, j.pending_reason, j.estimated_start_at
+FROM jobs j
+WHERE j.state IN ('queued', 'scheduled', 'allocating', 'running')
+ORDER BY j.submitted_at, j.id`
+
+func loadJobs(ctx context.Context, db bun.IDB, s *scheduler.Snapshot, prev Explained, types map[int64]string) error {
+	held, err := liveAllocations(ctx, db)
+	if err != nil {
+		return err
+	}
+	r, closeRows, err := query(ctx, db, snapshotJobsQuery)
+	if err != nil {
 		return fmt.Errorf("models: snapshot jobs: %w", err)
 	}
-	var allocs []Allocation
-	if err := db.NewSelect().Model(&allocs).Where("released_at IS NULL").OrderExpr("job_id, gpu_id").Scan(ctx); err != nil {
-		return fmt.Errorf("models: snapshot allocations: %w", err)
-	}
-	held := map[int64][]int64{}
-	for _, a := range allocs {
-		held[a.JobID] = append(held[a.JobID], a.GPUID)
-	}
-	for _, j := range jobs {
-		sj := SchedulerJob(&j)
-		if j.State == JobQueued {
+	defer closeRows()
+	for r.Next() {
+		var (
+			sj                     scheduler.Job
+			teamID, mem, node, est *int64
+			state, jobType, code   string
+			reason                 string
+			started, eta           *time.Time
+			position               *int
+		)
+		if err := r.Scan(&sj.ID, &sj.UserID, &teamID, &state, &sj.Name, &sj.GPUCount, &mem, &sj.GPUModel,
+			&sj.AllowMultiNode, &sj.Priority, &sj.Preemptible, &sj.SubmittedAt, &node, &est,
+			&jobType, &started, &position, &code, &reason, &eta); err != nil {
+			return fmt.Errorf("models: snapshot jobs: %w", err)
+		}
+		if teamID != nil {
+			sj.TeamID = *teamID
+		}
+		if mem != nil {
+			sj.MinMemoryMiB = *mem
+		}
+		if node != nil {
+			sj.NodeID = *node
+		}
+		if est != nil {
+			sj.EstimatedDuration = time.Duration(*est) * time.Second
+		}
+		if jobType != "" {
+			types[sj.ID] = jobType
+		}
+		if state == JobQueued {
 			s.Pending = append(s.Pending, sj)
-			e := scheduler.Explanation{JobID: j.ID, Code: j.PendingCode, Reason: j.PendingReason}
-			if j.QueuePosition != nil {
-				e.Position = *j.QueuePosition
+			e := scheduler.Explanation{JobID: sj.ID, Code: code, Reason: reason}
+			if position != nil {
+				e.Position = *position
 			}
-			if j.EstimatedStartAt != nil {
-				e.EstimatedStart = *j.EstimatedStartAt
+			if eta != nil {
+				e.EstimatedStart = *eta
 			}
-			prev[j.ID] = e
+			prev[sj.ID] = e
 			continue
 		}
-		sj.GPUs = held[j.ID]
-		if j.StartedAt != nil {
-			sj.StartedAt = *j.StartedAt
-		} else if j.ScheduledAt != nil {
-			sj.StartedAt = *j.ScheduledAt
+		sj.GPUs = held[sj.ID]
+		if started != nil {
+			sj.StartedAt = *started
 		}
 		s.Running = append(s.Running, sj)
 	}
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("models: snapshot jobs: %w", err)
+	}
 	return nil
+}
+
+// liveAllocations returns the GPUs each job holds, in GPU id order.
+func liveAllocations(ctx context.Context, db bun.IDB) (map[int64][]int64, error) {
+	r, closeRows, err := query(ctx, db, `SELECT job_id, gpu_id FROM allocations WHERE released_at IS NULL ORDER BY job_id, gpu_id`)
+	if err != nil {
+		return nil, fmt.Errorf("models: snapshot allocations: %w", err)
+	}
+	defer closeRows()
+	held := map[int64][]int64{}
+	for r.Next() {
+		var job, gpu int64
+		if err := r.Scan(&job, &gpu); err != nil {
+			return nil, fmt.Errorf("models: snapshot allocations: %w", err)
+		}
+		held[job] = append(held[job], gpu)
+	}
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("models: snapshot allocations: %w", err)
+	}
+	return held, nil
 }
 
 // SchedulerJob is the scheduler's view of a job.
