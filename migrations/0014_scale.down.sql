@@ -1,2 +1,3 @@
--- Reserved: this step is filled in by the change that needs it; until then it does nothing.
-SELECT 1;
+ALTER TABLE jobs RESET (fillfactor);
+ALTER TABLE nodes RESET (fillfactor);
+ALTER TABLE gpus RESET (fillfactor);
