@@ -119,4 +119,3 @@ type HeartbeatResult struct {
 	// jobs there.
 	AvailabilityChanged bool
 }
-
