@@ -150,7 +150,8 @@ func (c *SnapshotCache) Committed(passes int64, ex []scheduler.Explanation) {
 	}
 	c.passes = passes
 	for _, e := range ex {
-		if j, ok := c.jobs[e.JobID]; ok && j.state == JobQueued {
+		if j, ok := c.jobs[e.JobID]; ok && j.state == JobQueued && explanationChanged(j.ex, e) {
+			// What RecordExplanations wrote; what it left alone stays.
 			j.ex = scheduler.Explanation{JobID: e.JobID, Position: e.Position, Code: e.Code, Reason: e.Reason, EstimatedStart: e.EstimatedStart}
 		}
 	}
