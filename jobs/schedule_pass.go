@@ -107,6 +107,14 @@ func RunPass(ctx context.Context, d Deps, riverJobID int64, reason string) (mode
 		plan := scheduler.Schedule(snap, cfg)
 		stats.CoreMS = msSince(coreStart)
 		appendHeld(&plan, held)
+		if len(plan.Starts) == 0 && len(plan.Preemptions) == 0 {
+			// Nothing starts or stops: the pass only refreshes explanations
+			// and its own figures, which the next pass rewrites anyway, so it
+			// need not wait for the WAL flush (most passes on a busy queue).
+			if _, err := tx.ExecContext(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+				return fmt.Errorf("jobs: pass commit mode: %w", err)
+			}
+		}
 		if err := applyPlan(ctx, d, tx, plan, now); err != nil {
 			return err
 		}

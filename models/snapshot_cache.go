@@ -41,6 +41,7 @@ type SnapshotCache struct {
 	passes  int64 // PassesTotal of this cache's last committed pass
 	builtAt time.Time
 	jobs    map[int64]*snapJob
+	order   []*snapJob // jobs in submission order; nil when it must be sorted again
 
 	// Full and Delta count loads of each kind (tests, metrics).
 	Full, Delta int
@@ -88,7 +89,7 @@ func (c *SnapshotCache) loadJobs(ctx context.Context, db bun.IDB, s *scheduler.S
 	var q string
 	var args []any
 	if full {
-		c.jobs, c.builtAt = map[int64]*snapJob{}, now
+		c.jobs, c.order, c.builtAt = map[int64]*snapJob{}, nil, now
 		q = `SELECT ` + snapshotJobColumns + ` FROM jobs j WHERE j.state IN ('queued', 'scheduled', 'allocating', 'running')`
 		c.Full++
 	} else {
@@ -108,6 +109,7 @@ WHERE j.sched_xid >= pg_snapshot_xmin(?::pg_snapshot) AND NOT pg_visible_in_snap
 		if err != nil {
 			return err
 		}
+		c.order = nil
 		if j.live() {
 			c.jobs[j.job.ID] = &j
 		} else {
@@ -121,17 +123,19 @@ WHERE j.sched_xid >= pg_snapshot_xmin(?::pg_snapshot) AND NOT pg_visible_in_snap
 	if err != nil {
 		return err
 	}
-	list := make([]*snapJob, 0, len(c.jobs))
-	for _, j := range c.jobs {
-		list = append(list, j)
-	}
-	slices.SortFunc(list, func(a, b *snapJob) int {
-		if d := a.job.SubmittedAt.Compare(b.job.SubmittedAt); d != 0 {
-			return d
+	if c.order == nil {
+		c.order = make([]*snapJob, 0, len(c.jobs))
+		for _, j := range c.jobs {
+			c.order = append(c.order, j)
 		}
-		return cmp.Compare(a.job.ID, b.job.ID)
-	})
-	for _, j := range list {
+		slices.SortFunc(c.order, func(a, b *snapJob) int {
+			if d := a.job.SubmittedAt.Compare(b.job.SubmittedAt); d != 0 {
+				return d
+			}
+			return cmp.Compare(a.job.ID, b.job.ID)
+		})
+	}
+	for _, j := range c.order {
 		addJob(s, prev, types, held, j)
 	}
 	c.seen, c.xmin, c.passes, c.valid = seen, xmin, passes, true
