@@ -41,9 +41,17 @@ lint: ## gofmt and go vet
 
 bench: ## Benchmarks: the scheduling core's pass; HTTP with 16 clients (probes, status, submissions, release→start); pages with 1,000 jobs; 200 SSE subscribers for 60 s
 	go test -run '^$$' -bench BenchmarkPass -benchmem ./internal/scheduler
-	go test -run '^$$' -bench . -skip 'BenchmarkSSESubscribers|Page$$' -benchtime 5s ./web/
+	go test -run '^$$' -bench . -skip 'BenchmarkSSE|Page$$|BenchmarkSubmitScheduling|BenchmarkHeartbeats' -benchtime 5s ./web/
 	go test -run '^$$' -bench 'Page$$' -benchtime 1000x ./web/
 	go test -run '^$$' -bench BenchmarkSSESubscribers -benchtime 60x ./web/
+	# scale: change → browser latency, 200 subscribers, 100 changes/s for 10 s
+	go test -run '^$$' -bench BenchmarkSSELatency -benchtime 1000x ./web/
+	# scale: submissions with scheduling running and 2 node agents beside pgbench's raw INSERT (same run), p99 at 200/s
+	go test -run '^$$' -bench BenchmarkSubmitScheduling -benchtime 10000x ./web/
+	# scale: whole passes with the database (1,000 pending / 16 GPUs; 10,000 / 1,024 GPUs on 128 nodes)
+	go test -run '^$$' -bench BenchmarkPassDB -benchtime 30x ./jobs/
+	# scale: 128 node agents heartbeating every 2 s: CPU of the server process and of its PostgreSQL backends
+	go test -run '^$$' -bench BenchmarkHeartbeats -benchtime 15x ./web/
 
 AGENT_PLATFORMS := linux/amd64 linux/arm64 darwin/arm64 windows/amd64
 

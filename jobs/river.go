@@ -41,6 +41,9 @@ type Deps struct {
 	Config    Config
 	Executors Executors
 	River     *river.Client[pgx.Tx]
+	// Snapshots keeps the pass's snapshot in memory between passes
+	// (models.SnapshotCache); nil: every pass reads it whole.
+	Snapshots *models.SnapshotCache
 }
 
 // NewClient builds the River client with every worker and periodic job
@@ -49,6 +52,9 @@ type Deps struct {
 func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 	if d.Executors == nil {
 		d.Executors = Executors{}
+	}
+	if d.Snapshots == nil {
+		d.Snapshots = models.NewSnapshotCache()
 	}
 	if d.Config.PassEvery <= 0 {
 		d.Config.PassEvery = 30 * time.Second
