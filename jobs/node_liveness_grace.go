@@ -21,7 +21,8 @@ type livenessSweep struct {
 }
 
 // livenessGrace records this sweep in tx and returns the sweep's time and
-// whether marking nodes down must wait. Sweeps run every NodeDownAfter/3; a longer gap means the
+// whether marking nodes down must wait. Sweeps run every livenessEvery; a gap
+// longer than NodeDownAfter*5/6 and than two sweeps means the
 // control plane itself was away (PostgreSQL restarting, every replica
 // down), and the heartbeats nodes sent meanwhile were refused, not missed.
 // Nodes then get NodeDownAfter, plus the agents' longest pause between
@@ -35,7 +36,8 @@ func livenessGrace(ctx context.Context, tx *models.Tx, d Deps) (time.Time, bool,
 		return time.Time{}, false, err
 	}
 	now := d.Now() // after the database answered
-	if gap := now.Sub(st.At); !found || gap > d.Config.NodeDownAfter*5/6 {
+	away := max(d.Config.NodeDownAfter*5/6, 2*livenessEvery(d.Config))
+	if gap := now.Sub(st.At); !found || gap > away {
 		st.GraceUntil = now.Add(d.Config.NodeDownAfter + agentRetryPause)
 		d.Logger.Warn("the control plane was away: nodes get time to report again before any is marked down",
 			"away", gap.Round(time.Second), "until", st.GraceUntil)
@@ -45,4 +47,10 @@ func livenessGrace(ctx context.Context, tx *models.Tx, d Deps) (time.Time, bool,
 		return now, false, err
 	}
 	return now, now.Before(st.GraceUntil), nil
+}
+
+// livenessEvery is how often the liveness sweep runs: a third of
+// NodeDownAfter, at most once a second.
+func livenessEvery(cfg Config) time.Duration {
+	return max(cfg.NodeDownAfter/3, time.Second)
 }

@@ -99,7 +99,7 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 }
 
 func periodicJobs(cfg Config) []*river.PeriodicJob {
-	every := max(cfg.NodeDownAfter/3, time.Second)
+	every := livenessEvery(cfg)
 	return []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(every),
 			func() (river.JobArgs, *river.InsertOpts) { return NodeLivenessArgs{}, nil },
