@@ -47,6 +47,10 @@ func (h *Handlers) clusterModel(c echo.Context) (views.Cluster, error) {
 		return views.Cluster{}, err
 	}
 	v := clusterView(nodes, res, now)
+	// Until when each GPU stays as it is, and the next 24 hours (calview).
+	if err := h.withUntil(ctx, &v, nodes, userOf(c), now, viewerZone(c)); err != nil {
+		return views.Cluster{}, err
+	}
 	if v, err = h.withRay(c, v); err != nil {
 		return views.Cluster{}, err
 	}

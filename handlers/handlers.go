@@ -11,6 +11,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/internal/signin"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
@@ -31,6 +32,12 @@ type Config struct {
 
 	// Bookings calendar: per-user limits (zero values take the defaults in booking_limits.go).
 	Bookings BookingLimits
+
+	// Notifications (issue 13): webhook and Slack URLs may name loopback or
+	// link-local addresses (dev and tests only; SSRF otherwise).
+	NotifyAllowPrivate bool
+	// NotifyEmail says an SMTP relay is configured, so email channels work.
+	NotifyEmail bool
 }
 
 // Sessions signs browser users in and out (implemented by web).
@@ -82,11 +89,12 @@ type Handlers struct {
 	capCache capacityCache
 }
 
-// render writes a templ component as an HTML response.
+// render writes a templ component as an HTML response. The components read
+// the viewer's time zone from the context (localtime.FromContext).
 func render(c echo.Context, status int, comp templ.Component) error {
 	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
 	c.Response().WriteHeader(status)
-	return comp.Render(c.Request().Context(), c.Response())
+	return comp.Render(localtime.WithZone(c.Request().Context(), viewerZone(c)), c.Response())
 }
 
 // Page builds the view model every full page starts from.
@@ -97,6 +105,9 @@ func (h *Handlers) Page(c echo.Context, title, nav string) views.Page {
 	}
 	if pr := PrincipalOf(c); pr != nil && pr.User != nil {
 		p.User = &views.User{ID: pr.User.ID, Email: pr.User.Email, Name: pr.User.DisplayName(), Role: pr.User.Role}
+		// Time zone (calview): the zone times are shown in, and whether the browser may set it.
+		loc := viewerZone(c)
+		p.User.TimeZone, p.User.ZoneAbbrev, p.User.ZoneUnset = loc.String(), localtime.Abbrev(h.Now(), loc), pr.User.TimeZone == ""
 	}
 	return p
 }

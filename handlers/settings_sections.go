@@ -7,5 +7,8 @@ import "github.com/gpuscheduler/gpuscheduler/views"
 var SettingsSections = []views.SettingsSection{
 	{Key: "tokens", Title: "API tokens", Href: "/settings/tokens",
 		Description: "Personal tokens for the gpusched CLI and scripts."},
-	// More sections (notifications, feeds, time zone) are added here by their features.
+	{Key: "time-zone", Title: "Time zone", Href: "/settings/time-zone",
+		Description: "The zone every time is shown in, on every page and in exports."},
+	{Key: "notifications", Title: "Notifications", Href: "/settings/notifications",
+		Description: "Which events reach you, by which channel (Slack, email, webhooks), and quiet hours."},
 }

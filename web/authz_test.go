@@ -143,6 +143,32 @@ func authzRows() map[string]authzRow {
 		"POST /admin/users/:id/sessions/end": {req: signedInUser("/admin/users/%d/sessions/end"), want: adminPost(303)},
 		"DELETE /api/v1/users/:id/sessions":  {req: signedInUser("/api/v1/users/%d/sessions"), want: adminAPI(200)},
 
+		// Notifications: one's own preferences, channels and bell; dead deliveries for admins.
+		"GET /api/v1/me/notifications":                     {want: user(200)},
+		"PUT /api/v1/me/notifications":                     {req: path("", `{}`), want: user(200)},
+		"GET /api/v1/notifications":                        {want: user(200)},
+		"POST /api/v1/notifications/read":                  {req: path("", `{}`), want: user(200)},
+		"GET /api/v1/notifications/deliveries":             {want: user(200)},
+		"GET /api/v1/notifications/channels":               {want: user(200)},
+		"POST /api/v1/notifications/channels":              {req: path("", `{"type":"webhook","url":"https://hooks.example.com/x"}`), want: user(201)},
+		"DELETE /api/v1/notifications/channels/:id":        {req: path("/api/v1/notifications/channels/999999", ""), want: [4]int{401, 404, 404, 404}},
+		"POST /api/v1/notifications/channels/:id/test":     {req: path("/api/v1/notifications/channels/999999/test", ""), want: [4]int{401, 404, 404, 404}},
+		"GET /fragments/bell":                              {want: page(200)},
+		"GET /notifications":                               {want: page(200)},
+		"POST /notifications/read":                         {want: post(303)},
+		"GET /settings/notifications":                      {want: page(200)},
+		"POST /settings/notifications":                     {want: post(200)},
+		"POST /settings/notifications/channels":            {req: path("", "type=webhook&target=https%3A%2F%2Fhooks.example.com%2Fy"), want: post(200)},
+		"POST /settings/notifications/channels/:id/test":   {req: path("/settings/notifications/channels/999999/test", ""), want: [4]int{401, 404, 404, 404}},
+		"POST /settings/notifications/channels/:id/delete": {req: path("/settings/notifications/channels/999999/delete", ""), want: [4]int{401, 404, 404, 404}},
+		"GET /api/v1/jobs/:id/idle":                        {req: jobPath("/api/v1/jobs/%d/idle", ""), want: own(200, 404)},
+		"PUT /api/v1/jobs/:id/idle":                        {req: jobPath("/api/v1/jobs/%d/idle", `{"idle_ok":false}`), want: own(200, 404)},
+		"GET /admin/notifications":                         {want: adminPage(200)},
+
+		// Time zone setting (calview): anyone signed in, for themselves.
+		"GET /settings/time-zone":  {want: page(200)},
+		"POST /settings/time-zone": {req: path("", "time_zone=Europe%2FBerlin"), want: post(200)},
+
 		// Bookings: anyone signed in sees and books; only the owner or an admin cancels.
 		"GET /api/v1/bookings":        {want: user(200)},
 		"POST /api/v1/bookings":       {req: (*authzFixture).bookingBody, want: user(201)},

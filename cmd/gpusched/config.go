@@ -15,6 +15,7 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/handlers"
 	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/internal/signin"
+	"github.com/gpuscheduler/gpuscheduler/jobs"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -97,6 +98,10 @@ type Config struct {
 	// days), Retention.Hour GPUSCHED_TELEMETRY_HOUR_RETENTION (1-hour roll-ups
 	// and queue samples, default 9600h = 400 days).
 	Retention models.Retention
+
+	// Notifications (notify_config.go): delivery settings and the team's Slack channel.
+	Notify          jobs.NotifyConfig
+	SlackWebhookURL string
 }
 
 // bindServeFlags declares the flags of `serve` whose values override the environment.
@@ -202,6 +207,7 @@ func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 		fail("GPUSCHED_BASE_URL=%q must be an http(s) URL", c.BaseURL)
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	c.Notify, c.SlackWebhookURL = notifyConfig(str, dur, fail, c.Dev, c.BaseURL) // notifications
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:

@@ -9,6 +9,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	// Time zones (calview): the CLI shows times in TZ or the system's zone,
+	// and knows every zone even where the system has no zoneinfo.
+	_ "time/tzdata"
 
 	"github.com/spf13/cobra"
 )

@@ -87,7 +87,10 @@ func NewWith(t testing.TB, o Options) *Server {
 	reg := prometheus.NewRegistry()
 	metrics := web.NewMetrics(reg)
 	listener := models.NewListener(db.Pool, logger)
-	deps := &jobs.Deps{DB: db, Logger: logger, Now: now, Config: jobs.Config{NodeDownAfter: time.Minute, Workers: 4}}
+	deps := &jobs.Deps{DB: db, Logger: logger, Now: now, Config: jobs.Config{NodeDownAfter: time.Minute, Workers: 4,
+		// Notifications: receivers in tests listen on loopback; retries are quick.
+		Notify: jobs.NotifyConfig{AllowPrivateTargets: true, RetryBase: 50 * time.Millisecond, Timeout: 2 * time.Second,
+			IdleEvery: 500 * time.Millisecond}}}
 	riverClient, err := jobs.NewClient(deps)
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +102,7 @@ func NewWith(t testing.TB, o Options) *Server {
 	h := &handlers.Handlers{DB: db, Logger: logger, Now: now, Sessions: sessions, Asset: assets.Path,
 		Migrations: migrations.New(db.Pool, logger), Listener: listener, CanRun: deps.Executors.Has, Stop: deps.Stop,
 		Notifier: &models.Notifier{Pool: db.Pool, Logger: logger, Window: 50 * time.Millisecond},
-		Config:   handlers.Config{Version: "test", Dev: true, DevLogin: true, HeartbeatInterval: time.Second}}
+		Config:   handlers.Config{Version: "test", Dev: true, DevLogin: true, HeartbeatInterval: time.Second, NotifyAllowPrivate: true}}
 	if h.Scoring, err = handlers.NewScoring(scoring.DefaultConfig(), nil, db, reg); err != nil {
 		t.Fatal(err)
 	}
