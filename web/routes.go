@@ -167,7 +167,7 @@ func (s *Server) routes(o Options) {
 	// Usage: graphs of telemetry, GPU-hours, the queue and fair share.
 	in.GET("/usage", h.UsagePage)
 	in.GET("/usage/data", h.UsageData)
-	in.GET("/events", s.hub.Stream)
+	in.GET("/events", s.hub.Stream, s.endWithSession) // the stream ends with its session (sign-in branch)
 	// API tokens and admin pages (sign-in branch).
 	in.GET("/settings/tokens", h.TokensPage)
 	in.POST("/settings/tokens", h.TokenCreatePage)
