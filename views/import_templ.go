@@ -85,7 +85,7 @@ func adminImportBody(m AdminImport) templ.Component {
 			}
 		}
 		if m.Done != "" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<div class=\"alert\" role=\"status\" data-testid=\"form-done\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<div class=\"flash\" role=\"status\" data-testid=\"form-done\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
