@@ -127,7 +127,11 @@ func bookingChange(cur *models.BookingRow, p *BookingPatch, lim BookingLimits, n
 
 // editError maps the model's refusals of an edit or an end to API errors.
 func editError(err error) error {
+	var clash *models.ClashError
 	switch {
+	case errors.As(err, &clash):
+		return &APIError{Status: http.StatusConflict, Code: "booking_clash", Err: err,
+			Message: "cannot change the booking: " + strings.TrimPrefix(clash.Error(), models.ErrBookingClash.Error()+": ")}
 	case errors.Is(err, models.ErrNotOwner):
 		return &APIError{Status: http.StatusForbidden, Code: "forbidden", Err: err, Message: "only its owner or an admin may change a booking"}
 	case errors.Is(err, models.ErrBadTransition):
