@@ -99,7 +99,7 @@ func (h *Handlers) adminImport(c echo.Context, dry bool) error {
 		m.Confirmed, m.Done = true, fmt.Sprintf("Imported %d bookings.", res.Create)
 		m.Summary = fmt.Sprintf("%d created, %d already imported, %d invalid rows skipped.", res.Create, res.Existing, res.Invalid)
 		status = http.StatusCreated
-	case res.Invalid > 0:
+	case res.Invalid > 0 && !m.SkipInvalid:
 		m.Confirmed, m.Error, status = true, importRefusal(res), http.StatusUnprocessableEntity
 	default:
 		m.Confirmed, m.Done = true, fmt.Sprintf("Nothing to import: %d rows already imported.", res.Existing)

@@ -41,19 +41,10 @@ func (h *Handlers) BookingEdit(c echo.Context) error {
 // transaction; the API and the detail page share it.
 func (h *Handlers) editBooking(ctx context.Context, u *models.User, id int64, p *BookingPatch) (*models.BookingRow, error) {
 	now := h.Now()
-	cur, err := models.GetBooking(ctx, h.DB.Bun, id)
-	if err != nil {
-		return nil, fromModel(err, "booking")
-	}
-	if cur.UserID != u.ID && !u.IsAdmin() {
-		return nil, editError(models.ErrNotOwner)
-	}
-	ch, err := bookingChange(cur, p, h.Config.Bookings, now)
-	if err != nil {
-		return nil, err
-	}
-	err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		_, err := models.EditBooking(ctx, tx, id, u.ID, u.IsAdmin(), ch, now)
+	err := h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+		_, err := models.EditBooking(ctx, tx, id, u.ID, u.IsAdmin(), func(cur *models.BookingRow) (models.BookingChange, error) {
+			return bookingChange(cur, p, h.Config.Bookings, now)
+		}, now)
 		return err
 	})
 	if err != nil {
@@ -136,7 +127,11 @@ func bookingChange(cur *models.BookingRow, p *BookingPatch, lim BookingLimits, n
 
 // editError maps the model's refusals of an edit or an end to API errors.
 func editError(err error) error {
+	var clash *models.ClashError
 	switch {
+	case errors.As(err, &clash):
+		return &APIError{Status: http.StatusConflict, Code: "booking_clash", Err: err,
+			Message: "cannot change the booking: " + strings.TrimPrefix(clash.Error(), models.ErrBookingClash.Error()+": ")}
 	case errors.Is(err, models.ErrNotOwner):
 		return &APIError{Status: http.StatusForbidden, Code: "forbidden", Err: err, Message: "only its owner or an admin may change a booking"}
 	case errors.Is(err, models.ErrBadTransition):

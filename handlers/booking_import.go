@@ -47,7 +47,7 @@ func (h *Handlers) BookingImport(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if !res.DryRun && !res.Written && res.Invalid > 0 {
+	if !res.DryRun && !res.Written && res.Invalid > 0 && !o.SkipInvalid {
 		return c.JSON(http.StatusUnprocessableEntity, ImportResponse{ImportResult: res, Code: "invalid_rows",
 			Error: importRefusal(res)})
 	}

@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"strings"
@@ -43,8 +45,35 @@ func (h *Handlers) CalendarFeed(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	return serveFeed(c, body)
+}
+
+// serveFeed answers with the feed, or 304 when the client's copy (by
+// ETag) is current: calendar clients poll feeds often.
+func serveFeed(c echo.Context, body []byte) error {
+	sum := sha256.Sum256(body)
+	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
 	c.Response().Header().Set("Cache-Control", "private, no-cache")
+	c.Response().Header().Set("ETag", etag)
+	if c.Request().Header.Get("If-None-Match") == etag {
+		return c.NoContent(http.StatusNotModified)
+	}
 	return c.Blob(http.StatusOK, "text/calendar; charset=utf-8", body)
+}
+
+// feedStamp is the feed's DTSTAMP: its latest change (so that an unchanged
+// feed is byte for byte the same), or now for an empty one.
+func feedStamp(events []calfeed.Event, now time.Time) time.Time {
+	var t time.Time
+	for _, e := range events {
+		if e.LastModified.After(t) {
+			t = e.LastModified
+		}
+	}
+	if t.IsZero() {
+		return now
+	}
+	return t
 }
 
 // userFeed is u's own calendar: bookings, holds and running jobs.
@@ -74,7 +103,7 @@ func (h *Handlers) userFeed(ctx context.Context, u *models.User, base string, no
 			Description: desc, Start: j.StartedAt, End: end, LastModified: j.UpdatedAt, Tentative: true,
 			URL: fmt.Sprintf("%s/jobs/%d", base, j.ID), Category: "job"})
 	}
-	return calfeed.Write("GPUs: "+u.Email, events, now)
+	return calfeed.Write("GPUs: "+u.Email, events, feedStamp(events, now))
 }
 
 // teamFeed is everyone's bookings.
@@ -83,7 +112,8 @@ func (h *Handlers) teamFeed(ctx context.Context, base string, now time.Time) ([]
 	if err != nil {
 		return nil, err
 	}
-	return calfeed.Write("GPU bookings (team)", bookingEvents(rows, base, true), now)
+	events := bookingEvents(rows, base, true)
+	return calfeed.Write("GPU bookings (team)", events, feedStamp(events, now))
 }
 
 // bookingEvents turns bookings and holds into feed events; withOwner puts

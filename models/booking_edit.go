@@ -42,13 +42,15 @@ func lockBooking(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool,
 	return b, nil
 }
 
-// EditBooking applies ch to booking id as actorID (its owner, or any when
-// admin) in tx, under the same advisory lock and clash rule as creation:
+// EditBooking changes booking id as actorID (its owner, or any when admin)
+// in tx: change turns the booking as it is, read under lock, into the
+// change (merging a request and checking it). It takes the same advisory
+// lock and applies the same clash rule as creation:
 // the booking is checked against every other overlapping booking and hold,
 // never against itself. It bumps the booking's sequence, writes the audit
 // entry (marking an admin's edit of someone else's booking) and signals the
 // calendar and the scheduler. A clash is a *ClashError.
-func EditBooking(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool, ch BookingChange, now time.Time) (*Booking, error) {
+func EditBooking(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool, change func(cur *BookingRow) (BookingChange, error), now time.Time) (*Booking, error) {
 	if _, err := tx.NewRaw("SELECT pg_advisory_xact_lock(?)", int64(bookingLockKey)).Exec(ctx); err != nil {
 		return nil, fmt.Errorf("models: edit booking %d: lock: %w", id, err)
 	}
@@ -61,6 +63,10 @@ func EditBooking(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool,
 		return nil, fmt.Errorf("models: edit booking %d: GPUs: %w", id, err)
 	}
 	before := map[string]any{"starts_at": b.StartsAt, "ends_at": b.EndsAt, "gpu_count": b.GPUCount, "gpu_ids": oldIDs, "note": b.Note}
+	ch, err := change(&BookingRow{Booking: *b, GPUIDs: oldIDs})
+	if err != nil {
+		return nil, err
+	}
 	gpus, err := ListBookableGPUs(ctx, tx)
 	if err != nil {
 		return nil, fmt.Errorf("models: edit booking %d: %w", id, err)

@@ -192,7 +192,7 @@ func bookingDetailBody(d BookingDetail) templ.Component {
 			}
 		}
 		if d.Done != "" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<div class=\"alert\" role=\"status\" data-testid=\"form-done\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<div class=\"flash\" role=\"status\" data-testid=\"form-done\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

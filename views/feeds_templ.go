@@ -64,7 +64,7 @@ func feedsBody(f Feeds) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if f.Done != "" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<div class=\"alert\" role=\"status\" data-testid=\"form-done\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<div class=\"flash\" role=\"status\" data-testid=\"form-done\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

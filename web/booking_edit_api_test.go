@@ -120,9 +120,12 @@ func TestBookingEndStartsTheNextJob(t *testing.T) {
 	if st, body := s.Do(t, "POST", path, bo, ""); st != http.StatusForbidden {
 		t.Fatalf("bo ends ana's booking: %d %s", st, body)
 	}
-	st, body = s.Do(t, "POST", path, ana, "")
+	st, body = doKey(t, s, "POST", path, ana, "end-1", "")
 	if st != 200 || !contains(body, `"state":"ended"`) {
 		t.Fatalf("end: %d %s", st, body)
+	}
+	if st, again := doKey(t, s, "POST", path, ana, "end-1", ""); st != 200 || string(again) != string(body) {
+		t.Fatalf("end retried with its Idempotency-Key: %d %s", st, again)
 	}
 	waitFor(t, "bo's job to start", func() bool { return jobState() != "queued" })
 	if st, body := s.Do(t, "POST", path, ana, ""); st != http.StatusConflict {

@@ -155,3 +155,31 @@ func TestBookingEditsInBrowser(t *testing.T) {
 	}
 	browsertest.Screenshot(t, root, "import-done")
 }
+
+// A member makes their feed address on /settings/feeds in a browser and a
+// calendar client's parser reads their booking from it; at phone width the
+// page fits.
+func TestCalendarFeedInBrowser(t *testing.T) {
+	t.Parallel()
+	s := withNode(t, 8)
+	s.Login(t, "root@example.com")
+	s.Login(t, "ana@example.com")
+	id := calSeed(t, s, calUserID(t, s, "ana@example.com"), 2, 9, 12)
+	tab := browsertest.New(t, 60*time.Second)
+	devSignIn(t, tab, s, "ana@example.com")
+	err := chromedp.Do(tab, chromedp.EmulateViewport(390, 844), chromedp.Navigate(s.URL+"/settings/feeds"),
+		chromedp.Click(`[data-testid=regenerate-mine]`), chromedp.WaitVisible(`[data-testid=feed-url]`))
+	if err != nil {
+		t.Fatalf("make the feed address: %v", err)
+	}
+	fits, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.documentElement.scrollWidth <= window.innerWidth + 1`))
+	browsertest.Screenshot(t, tab, "feeds-phone")
+	if err != nil || !fits {
+		t.Errorf("the feeds page is wider than a phone (%v)", err)
+	}
+	u := text(t, tab, `[data-testid=feed-url]`)
+	st, ev := feedEvents(t, u)
+	if st != 200 || ev[fmt.Sprintf("booking-%d@gpuscheduler", id)] != "CONFIRMED/0" {
+		t.Fatalf("the feed at %s: %d %v", u, st, ev)
+	}
+}

@@ -79,6 +79,9 @@ func TestBookingImport(t *testing.T) {
 	if st != 200 || res.Existing != 2 || res.Create != 1 || !strings.Contains(res.Rows[0].Reason, "already imported as booking #") {
 		t.Fatalf("re-import: %d %+v", st, res.ImportResult)
 	}
+	if st, res := postImport(t, s, admin, "?tz=Europe/Berlin&skip_invalid=true&create_users=true", sheet); st != 200 || res.Existing != 3 || res.Written {
+		t.Fatalf("a third import with nothing new: %d %+v", st, res)
+	}
 	if n := countBookings(t, s); n != 3 {
 		t.Fatalf("%d bookings after the re-import, want 3 (nobody@ was created)", n)
 	}

@@ -190,3 +190,41 @@ func TestCalendarFeedMine(t *testing.T) {
 		t.Errorf("feed (-want +got):\n%s", diff)
 	}
 }
+
+// An unchanged feed answers 304 to a client that has it (ETag); a change
+// gives a new one.
+func TestCalendarFeedETag(t *testing.T) {
+	t.Parallel()
+	s := withNode(t, 8)
+	_, u := s.UserToken(t, models.RoleMember)
+	calSeed(t, s, u.ID, 1, 9, 10)
+	var token string
+	err := s.DB.InTx(t.Context(), func(ctx context.Context, tx *models.Tx) error {
+		var err error
+		token, _, err = models.RegenerateFeed(ctx, tx, u.ID, models.FeedTeam, time.Now())
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(etag string) (int, string) {
+		req, _ := http.NewRequest("GET", s.URL+"/calendar/"+token+".ics", nil)
+		if etag != "" {
+			req.Header.Set("If-None-Match", etag)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("ETag")
+	}
+	_, etag := get("")
+	if st, again := get(etag); st != http.StatusNotModified || again != etag {
+		t.Fatalf("unchanged feed: %d %s (was %s)", st, again, etag)
+	}
+	calSeed(t, s, u.ID, 1, 11, 12)
+	if st, _ := get(etag); st != 200 {
+		t.Fatalf("changed feed: %d", st)
+	}
+}

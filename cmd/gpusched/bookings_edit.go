@@ -16,7 +16,7 @@ import (
 
 // bookingsSubcommands are the calendar's edit, end, import and export.
 func bookingsSubcommands() []*cobra.Command {
-	return []*cobra.Command{newBookingsEditCmd(), newBookingsEndCmd(), newBookingsImportCmd(), newBookingsExportCmd()}
+	return []*cobra.Command{newBookingsEditCmd(), newBookingsEndCmd(), newBookingsImportCmd(), newBookingsExportCmd(), newBookingsSeriesCmd()}
 }
 
 // cliTime reads a flag's time: RFC 3339, or a local time ("2026-11-23

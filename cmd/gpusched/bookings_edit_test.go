@@ -43,6 +43,18 @@ func TestBookingsEditEndImportExport(t *testing.T) {
 		t.Fatalf("end an upcoming booking: %v", err)
 	}
 
+	out, err = gpusched(t, "bookings", "series", "-g", "1", "--first", day, "--last", day, "--start", "20:00", "--end", "22:00", "--tz", "UTC", "--note", "demo")
+	if err != nil || !strings.Contains(out, "1 occurrences") || !strings.Contains(out, "22:00 UTC") {
+		t.Fatalf("series: %q %v", out, err)
+	}
+	sid := strings.TrimSuffix(strings.Fields(out)[1], ":")
+	if out, err = gpusched(t, "bookings", "series", "cancel", sid); err != nil || !strings.Contains(out, "1 occurrences canceled") {
+		t.Fatalf("series cancel: %q %v", out, err)
+	}
+	if _, err := gpusched(t, "bookings", "series", "--first", day, "--last", day, "--days", "funday"); err == nil {
+		t.Fatal("a bad --days is accepted")
+	}
+
 	sheet := filepath.Join(t.TempDir(), "sheet.csv")
 	csv := fmt.Sprintf("email,gpus,gpu_model,node,gpu_ids,start,end,note\n%s,1,H100,,,%s 15:00,%s 16:00,from the sheet\n%s,,,gpu-a,7,%s 15:00,%s 16:00,\n",
 		admin.Email, day, day, admin.Email, day, day)

@@ -66,3 +66,23 @@ type Series struct {
 	SeriesID int64     `json:"series_id"`
 	Bookings []Booking `json:"bookings"`
 }
+
+// CreateSeries books a recurring series.
+func (c *Client) CreateSeries(ctx context.Context, req SeriesRequest) (*Series, error) {
+	var out Series
+	if err := c.Do(ctx, http.MethodPost, "/api/v1/bookings/series", req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CancelSeries cancels every occurrence of a series that has not ended.
+func (c *Client) CancelSeries(ctx context.Context, id int64) (int, error) {
+	var out struct {
+		Canceled int `json:"canceled"`
+	}
+	if err := c.Do(ctx, http.MethodDelete, fmt.Sprintf("/api/v1/bookings/series/%d", id), nil, &out); err != nil {
+		return 0, err
+	}
+	return out.Canceled, nil
+}
