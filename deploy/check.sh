@@ -9,9 +9,9 @@
 #   hadolint                 Dockerfile
 #   promtool check rules     deploy/prometheus/alerts.yml (and promtool test rules on its tests)
 #   python3 json             deploy/grafana/*.json
-#   shellcheck               the release and deploy scripts
+#   (shellcheck)             the release and deploy scripts
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failed=0
