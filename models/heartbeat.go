@@ -69,22 +69,16 @@ func RecordHeartbeat(ctx context.Context, db bun.IDB, nodeID int64, samples []GP
 // itself through pgx (a prepared statement, one round trip): the hot path
 // of node agents.
 //
-// A node that was down comes back in a transaction of its own, so that its
-// node.up notification commits with the change.
+// A node that was down and comes back gets its node.up notification in a
+// transaction right after: the heartbeat itself stays one round trip.
 func (db *DB) Heartbeat(ctx context.Context, nodeID int64, samples []GPUTelemetry, now time.Time) (HeartbeatResult, error) {
-	var down bool
-	if err := db.Pool.QueryRow(ctx, `SELECT status = $2 FROM nodes WHERE id = $1`, nodeID, NodeDown).Scan(&down); err == nil && down {
-		var res HeartbeatResult
-		err := db.InTx(ctx, func(ctx context.Context, tx *Tx) error {
-			var err error
-			res, err = RecordHeartbeat(ctx, tx, nodeID, samples, now)
-			return err
-		})
-		return res, err
-	}
-	return heartbeat(nodeID, samples, now, func(q string, args []any, dest ...any) error {
+	res, err := heartbeat(nodeID, samples, now, func(q string, args []any, dest ...any) error {
 		return db.Pool.QueryRow(ctx, dollarArgs(q), args...).Scan(dest...)
 	})
+	if err == nil && res.WasDown {
+		err = db.InTx(ctx, func(ctx context.Context, tx *Tx) error { return emitNodeUp(ctx, tx, nodeID, now) })
+	}
+	return res, err
 }
 
 func heartbeat(nodeID int64, samples []GPUTelemetry, now time.Time, scan func(q string, args []any, dest ...any) error) (HeartbeatResult, error) {
