@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -51,6 +52,14 @@ SELECT n.status, coalesce((SELECT json_agg(uuid) FROM g), '[]')::text,
     coalesce((SELECT bool_or(changed) FROM g), false)
 FROM n`
 
+// heartbeatAloneSQL is heartbeatSQL as a transaction of its own that
+// commits without waiting for the WAL flush: telemetry is superseded every
+// few seconds, so a crash may lose only the last instant of heartbeats,
+// which the next ones restore (liveness allows for missed beats).
+var heartbeatAloneSQL = strings.Replace(strings.Replace(heartbeatSQL,
+	"WITH n AS (", "WITH async AS (SELECT set_config('synchronous_commit', 'off', true)), n AS (", 1),
+	"\nFROM n", "\nFROM n, async", 1)
+
 // RecordHeartbeat stores a node's heartbeat in db (a transaction or not):
 // it is up, seen now, each reported GPU (matched by UUID among the node's
 // own) gets its telemetry and idle mark, and the samples join the usage
@@ -66,14 +75,14 @@ func RecordHeartbeat(ctx context.Context, db bun.IDB, nodeID int64, samples []GP
 }
 
 // Heartbeat is RecordHeartbeat on its own, as one statement committed by
-// itself through pgx (a prepared statement, one round trip): the hot path
-// of node agents.
+// itself through pgx (a prepared statement, one round trip, no wait for the
+// WAL flush): the hot path of node agents.
 //
 // A node that was down and comes back gets its node.up notification in a
 // transaction right after: the heartbeat itself stays one round trip.
 func (db *DB) Heartbeat(ctx context.Context, nodeID int64, samples []GPUTelemetry, now time.Time) (HeartbeatResult, error) {
-	res, err := heartbeat(nodeID, samples, now, func(q string, args []any, dest ...any) error {
-		return db.Pool.QueryRow(ctx, dollarArgs(q), args...).Scan(dest...)
+	res, err := heartbeat(nodeID, samples, now, func(_ string, args []any, dest ...any) error {
+		return db.Pool.QueryRow(ctx, dollarArgs(heartbeatAloneSQL), args...).Scan(dest...)
 	})
 	if err == nil && res.WasDown {
 		err = db.InTx(ctx, func(ctx context.Context, tx *Tx) error { return emitNodeUp(ctx, tx, nodeID, now) })

@@ -62,27 +62,24 @@ func loadSnapshot(ctx context.Context, db bun.IDB, now time.Time, halfLife time.
 }
 
 func loadGPUs(ctx context.Context, db bun.IDB, s *scheduler.Snapshot) error {
-	var rows []struct {
-		GPU
-		Held bool `bun:"held"`
-	}
-	err := db.NewSelect().Model((*GPU)(nil)).ColumnExpr("gpu.*").
-		ColumnExpr("EXISTS (SELECT 1 FROM allocations a WHERE a.gpu_id = gpu.id AND a.released_at IS NULL) AS held").
-		Where("gpu.present").OrderExpr("gpu.node_id, gpu.idx").Scan(ctx, &rows)
+	r, closeRows, err := query(ctx, db, `
+SELECT g.id, g.node_id, g.idx, g.model, g.memory_mib, coalesce(g.nvlink_group, -1), g.health <> 'failed', g.drained,
+       -- Processes on a GPU nobody was given are someone's work outside the scheduler.
+       g.processes <> '[]'::jsonb AND NOT EXISTS (SELECT 1 FROM allocations a WHERE a.gpu_id = g.id AND a.released_at IS NULL)
+FROM gpus g WHERE g.present ORDER BY g.node_id, g.idx`)
 	if err != nil {
 		return fmt.Errorf("models: snapshot gpus: %w", err)
 	}
-	for _, r := range rows {
-		group := -1
-		if r.NVLinkGroup != nil {
-			group = *r.NVLinkGroup
+	defer closeRows()
+	for r.Next() {
+		var g scheduler.GPU
+		if err := r.Scan(&g.ID, &g.NodeID, &g.Index, &g.Model, &g.MemoryMiB, &g.NVLinkGroup, &g.Healthy, &g.Drained, &g.Foreign); err != nil {
+			return fmt.Errorf("models: snapshot gpus: %w", err)
 		}
-		s.GPUs = append(s.GPUs, scheduler.GPU{
-			ID: r.ID, NodeID: r.NodeID, Index: r.Index, Model: r.Model, MemoryMiB: r.MemoryMiB,
-			NVLinkGroup: group, Healthy: r.Health != HealthFailed, Drained: r.Drained,
-			// Processes on a GPU nobody was given are someone's work outside the scheduler.
-			Foreign: !r.Held && len(r.Processes) > 0,
-		})
+		s.GPUs = append(s.GPUs, g)
+	}
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("models: snapshot gpus: %w", err)
 	}
 	return nil
 }
