@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/gpuscheduler/gpuscheduler/models"
+	"github.com/gpuscheduler/gpuscheduler/views"
 )
 
 // JobIdleJSON is a job's standing under the idle policy.
@@ -90,4 +91,21 @@ func (h *Handlers) jobIdle(c echo.Context, id int64) (JobIdleJSON, error) {
 		out.ReclaimAt = &at
 	}
 	return out, nil
+}
+
+// jobIdleView fills the job page's idle warning and countdown.
+func (h *Handlers) jobIdleView(c echo.Context, d *views.JobDetail) error {
+	ji, err := models.GetJobIdle(c.Request().Context(), h.DB.Bun, d.ID)
+	if err != nil || ji.WarnedAt == nil || ji.IdleSince == nil {
+		return err
+	}
+	out, err := h.jobIdle(c, d.ID)
+	if err != nil {
+		return err
+	}
+	d.IdleSince = *ji.IdleSince
+	if out.ReclaimAt != nil {
+		d.ReclaimAt = *out.ReclaimAt
+	}
+	return nil
 }

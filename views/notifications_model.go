@@ -1,6 +1,9 @@
 package views
 
-import "strconv"
+import (
+	"strconv"
+	"time"
+)
 
 // The notifications pages' models (issue 13).
 
@@ -80,4 +83,13 @@ type NotifySettings struct {
 // AdminNotifications is the admin page of dead deliveries.
 type AdminNotifications struct {
 	Dead []DeliveryRow
+}
+
+// idleCountdown is the time left until at, "now" once past.
+func idleCountdown(at, now time.Time) string {
+	d := at.Sub(now).Round(time.Second)
+	if d <= 0 {
+		return "moments"
+	}
+	return d.String()
 }
