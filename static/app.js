@@ -52,3 +52,14 @@ document.addEventListener("click", function (ev) {
   if (!el) return;
   navigator.clipboard.writeText(el.textContent.trim()).then(function () { b.textContent = "Copied"; });
 });
+
+// Notifications (issue 13): every page's event stream also carries
+// "notifications"; the nav bell refreshes on them ("bell-refresh").
+document.addEventListener("htmx:sseOpen", function (e) {
+  var src = e.detail && e.detail.source;
+  if (!src || src.gpuschedBell) return;
+  src.gpuschedBell = true;
+  src.addEventListener("notifications", function () {
+    document.body.dispatchEvent(new Event("bell-refresh"));
+  });
+});
