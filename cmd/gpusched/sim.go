@@ -29,6 +29,8 @@ type simFlags struct {
 	policies               []string
 	agent                  sim.SignalOptions // --agent-signals: holds off and on
 	json                   bool
+	idle                   sim.IdleOptions // --idle-reclaim (issue 13)
+	idleReclaim            bool
 }
 
 func newSimCmd() *cobra.Command {
@@ -74,6 +76,12 @@ default ("default") are compared, in this order:
 	fl.DurationVar(&f.agent.Lead, "signal-lead", 5*time.Minute, "how long before its job a signal comes")
 	fl.DurationVar(&f.agent.TTL, "hold-ttl", 15*time.Minute, "how long an unused hold keeps its GPUs")
 	fl.StringVar(&f.estimates, "estimates", "exact", "what jobs announce: exact (or noisy) runtimes, or learned: the scoring model's estimate for the job's shape from jobs finished before it")
+	// Idle reclaim (issue 13): what giving idle GPUs back would return.
+	fl.BoolVar(&f.idleReclaim, "idle-reclaim", false, "report the GPU time an idle release policy would give back (idle tails marked per --idle-share, --idle-tail-mean)")
+	fl.Float64Var(&f.idle.Share, "idle-share", 0.2, "share of jobs whose GPUs sit idle at the end of their hold")
+	fl.DurationVar(&f.idle.TailMean, "idle-tail-mean", 2*time.Hour, "mean idle tail (exponential, capped at the runtime)")
+	fl.DurationVar(&f.idle.After, "idle-after", 2*time.Hour, "the policy's idle_after")
+	fl.DurationVar(&f.idle.Grace, "idle-grace", 30*time.Minute, "the policy's idle_grace")
 	return cmd
 }
 
@@ -112,6 +120,17 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 			sum.Types, sum.Learned, sum.Defaulted, sum.MedianLogError, sum.MedianLogErrorAll, 100*sum.Underestimated)
 	default:
 		return fmt.Errorf("--estimates %q must be exact or learned", f.estimates)
+	}
+	if f.idleReclaim { // issue 13
+		f.idle.Seed = f.seed
+		r, err := sim.CompareIdle(w, policies, f.idle, runtime.GOMAXPROCS(0))
+		if err != nil {
+			return err
+		}
+		if f.json {
+			return r.WriteJSON(cmd.OutOrStdout())
+		}
+		return r.WriteText(cmd.OutOrStdout())
 	}
 	if f.agent.Recall > 0 {
 		f.agent.Seed = f.seed
