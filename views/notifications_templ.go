@@ -1103,4 +1103,34 @@ func jobIdle(j JobDetail) templ.Component {
 	})
 }
 
+// idlePolicyHelp names the idle policy's keys under the policy editor.
+func idlePolicyHelp() templ.Component {
+	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
+			return templ_7745c5c3_CtxErr
+		}
+		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+		if !templ_7745c5c3_IsBuffer {
+			defer func() {
+				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err == nil {
+					templ_7745c5c3_Err = templ_7745c5c3_BufErr
+				}
+			}()
+		}
+		ctx = templ.InitializeContext(ctx)
+		templ_7745c5c3_Var53 := templ.GetChildren(ctx)
+		if templ_7745c5c3_Var53 == nil {
+			templ_7745c5c3_Var53 = templ.NopComponent
+		}
+		ctx = templ.ClearChildren(ctx)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 92, "<p class=\"muted small\" data-testid=\"idle-policy-help\">Idle GPUs: add <code>\"idle_action\": \"none\" | \"warn\" | \"release\"</code>, <code>\"idle_after\": \"2h\"</code>, <code>\"idle_grace\": \"30m\"</code>, <code>\"idle_utilization_pct\": 5</code>, <code>\"idle_exempt\": [\"ana@example.com\", \"team:vision\"]</code>, <code>\"idle_ok_allowed\": true</code> (jobs may opt out) and <code>\"idle_in_bookings\": true</code> (act inside the owner's booking too).</p>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		return nil
+	})
+}
+
 var _ = templruntime.GeneratedTemplate
