@@ -200,3 +200,27 @@ func TestNotifyChannelValidation(t *testing.T) {
 		}
 	}
 }
+
+// A channel's rate limit makes later deliveries wait instead of sending.
+func TestNotifyRateLimit(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	tok, _ := s.UserToken(t, models.RoleMember)
+	recv := newWebhookReceiver(t, func(int32) int { return 200 })
+	ch := addChannel(t, s, tok, `{"type":"webhook","url":"`+recv.URL+`","rate_per_minute":1}`)
+	recv.secret.Store(ch.Secret)
+	for range 2 {
+		if st, b := s.Do(t, "POST", "/api/v1/notifications/channels/"+strconv.FormatInt(ch.ID, 10)+"/test", tok, ""); st != 202 {
+			t.Fatalf("test: %d %s", st, b)
+		}
+	}
+	recv.next(t, models.EventTest, 5*time.Second)
+	time.Sleep(time.Second)
+	if n := recv.calls.Load(); n != 1 {
+		t.Fatalf("%d deliveries within the minute, want 1", n)
+	}
+	_, b := s.Do(t, "GET", "/api/v1/notifications/deliveries?state=pending", tok, "")
+	if !contains(b, `"state":"pending"`) {
+		t.Fatalf("the second delivery should wait: %s", b)
+	}
+}
