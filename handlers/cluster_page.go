@@ -47,6 +47,9 @@ func (h *Handlers) clusterModel(c echo.Context) (views.Cluster, error) {
 		return views.Cluster{}, err
 	}
 	v := clusterView(nodes, res, now)
+	if err := h.withReclaims(ctx, &v); err != nil { // idle countdown on tiles (issue 13)
+		return views.Cluster{}, err
+	}
 	if v, err = h.withRay(c, v); err != nil {
 		return views.Cluster{}, err
 	}

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -106,6 +107,27 @@ func (h *Handlers) jobIdleView(c echo.Context, d *views.JobDetail) error {
 	d.IdleSince = *ji.IdleSince
 	if out.ReclaimAt != nil {
 		d.ReclaimAt = *out.ReclaimAt
+	}
+	return nil
+}
+
+// withReclaims marks the tiles of jobs the idle policy warned: idle, and
+// when their GPUs will be given back (a constant one or two queries).
+func (h *Handlers) withReclaims(ctx context.Context, v *views.Cluster) error {
+	at, err := models.ReclaimTimes(ctx, h.DB.Bun)
+	if err != nil || len(at) == 0 {
+		return err
+	}
+	for i := range v.Nodes {
+		for k := range v.Nodes[i].GPUs {
+			g := &v.Nodes[i].GPUs[k]
+			if t, ok := at[g.JobID]; ok && g.JobID != 0 {
+				if g.IdleSince.IsZero() {
+					g.IdleSince = t[0]
+				}
+				g.ReclaimAt = t[1]
+			}
+		}
 	}
 	return nil
 }

@@ -92,6 +92,9 @@ func TestIdleReclaimEndToEnd(t *testing.T) {
 	if _, body := fetchPage(t, s, page, fmt.Sprintf("/jobs/%d", idle.Payload.Job.ID)); !strings.Contains(body, `data-testid="idle-countdown"`) {
 		t.Errorf("the job page shows no idle countdown:\n%s", body)
 	}
+	if _, body := fetchPage(t, s, page, "/fragments/cluster"); !strings.Contains(body, `data-field="reclaim"`) {
+		t.Errorf("the tiles do not say when the GPUs go back:\n%s", body)
+	}
 	gone := recv.next(t, models.EventGPUReclaimed, 15*time.Second)
 	if !strings.HasPrefix(gone.Payload.Reason, "reclaimed: idle for ") {
 		t.Fatalf("gpu.reclaimed reason %q", gone.Payload.Reason)
