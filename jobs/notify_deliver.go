@@ -61,6 +61,9 @@ func (w *NotifyDeliverWorker) Work(ctx context.Context, job *river.Job[models.No
 	} else if err != nil {
 		return err
 	}
+	if ch, err = w.deps.Config.Notify.Secrets.Opened(ch); err != nil {
+		return models.MarkDelivery(ctx, db, n.ID, models.DeliveryDead, err.Error(), w.deps.Now())
+	}
 	// One delivery of a channel at a time (a transaction-scoped advisory
 	// lock), so the rate limit holds with many workers and replicas.
 	var retry error

@@ -108,6 +108,11 @@ func TestNotifyWebhookJobFinished(t *testing.T) {
 	if strings.Contains(string(list), ch.Secret) {
 		t.Fatalf("the secret is shown again: %s", list)
 	}
+	var stored string
+	if err := s.DB.Bun.NewRaw("SELECT secret FROM notification_channels WHERE id = ?", ch.ID).Scan(t.Context(), &stored); err != nil ||
+		strings.Contains(stored, ch.Secret) || !strings.HasPrefix(stored, "sealed:v1:") {
+		t.Fatalf("the secret is stored in clear or not at all: %q (%v)", stored, err)
+	}
 
 	if st, b := s.Do(t, "POST", "/api/v1/cluster/gpu-allocate", tok, `{"job_id":"train-7","gpu_count":2,"timeout_s":20}`); st != 200 {
 		t.Fatalf("allocate: %d %s", st, b)
