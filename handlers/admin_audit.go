@@ -12,6 +12,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
@@ -19,11 +20,12 @@ import (
 // auditPageSize is how many audit entries one page shows.
 const auditPageSize = 50
 
-// auditTimeLayout is the datetime-local form of the filter's times (UTC).
+// auditTimeLayout is the datetime-local form of the filter's times (the
+// viewer's zone).
 const auditTimeLayout = "2006-01-02T15:04"
 
 // AdminAudit handles GET /admin/audit?actor=&action=&from=&to=&before=: the
-// audit log filtered by actor email, action prefix and time range (UTC),
+// audit log filtered by actor email, action prefix and time range (in the viewer's zone),
 // newest first, paged by id.
 func (h *Handlers) AdminAudit(c echo.Context) error {
 	ctx := c.Request().Context()
@@ -35,7 +37,7 @@ func (h *Handlers) AdminAudit(c echo.Context) error {
 		if s == "" {
 			return nil
 		}
-		t, err := time.Parse(auditTimeLayout, s)
+		t, err := time.ParseInLocation(auditTimeLayout, s, viewerZone(c))
 		if err != nil {
 			bad = append(bad, name+" must be a date and time like 2026-01-31T09:00")
 			return nil
@@ -76,7 +78,7 @@ func (h *Handlers) AdminAudit(c echo.Context) error {
 		a.Next = templ.SafeURL("/admin/audit?" + q.Encode())
 	}
 	for _, e := range entries {
-		row := views.AuditRow{At: e.CreatedAt.UTC().Format(time.DateTime), Action: e.Action, Target: strings.Trim(e.TargetType+" "+e.TargetID, " "), Remote: e.RemoteAddr, Actor: "system"}
+		row := views.AuditRow{At: localtime.DateTime(e.CreatedAt, viewerZone(c)), Action: e.Action, Target: strings.Trim(e.TargetType+" "+e.TargetID, " "), Remote: e.RemoteAddr, Actor: "system"}
 		if e.ActorEmail != nil {
 			row.Actor = *e.ActorEmail
 		}

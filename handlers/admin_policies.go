@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
@@ -46,7 +47,7 @@ func (h *Handlers) AdminPoliciesSave(c echo.Context) error {
 		if err != nil {
 			return fmt.Errorf("handlers: policy preview: %w", err)
 		}
-		v.Preview = preview(snap, scheduler.Schedule(snap, cfg))
+		v.Preview = preview(snap, scheduler.Schedule(snap, cfg), viewerZone(c))
 		return render(c, http.StatusOK, views.AdminPoliciesPage(page, v))
 	case "save":
 		if err := h.savePolicy(c, cfg); err != nil {
@@ -89,7 +90,7 @@ func policiesView(cfg scheduler.Config) views.AdminPolicies {
 }
 
 // preview lists what plan would start and the order of the jobs left waiting.
-func preview(snap scheduler.Snapshot, plan scheduler.Plan) *views.PolicyPreview {
+func preview(snap scheduler.Snapshot, plan scheduler.Plan, loc *time.Location) *views.PolicyPreview {
 	jobs := make(map[int64]scheduler.Job, len(snap.Pending))
 	for _, j := range snap.Pending {
 		jobs[j.ID] = j
@@ -111,7 +112,7 @@ func preview(snap scheduler.Snapshot, plan scheduler.Plan) *views.PolicyPreview 
 		}
 		row := views.PreviewRow{Position: e.Position, JobID: e.JobID, Name: jobs[e.JobID].Name, GPUs: jobs[e.JobID].GPUCount, Note: e.Reason, ETA: "unknown"}
 		if !e.EstimatedStart.IsZero() {
-			row.ETA = e.EstimatedStart.UTC().Format("Jan 2 15:04 UTC")
+			row.ETA = localtime.When(e.EstimatedStart, snap.Now, loc) + " (" + localtime.Relative(e.EstimatedStart, snap.Now) + ")"
 		}
 		out.Waiting = append(out.Waiting, row)
 	}

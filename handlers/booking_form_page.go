@@ -11,12 +11,13 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
 
 // formTime is the value format of <input type="datetime-local">; the page
-// reads and writes it as UTC.
+// reads and writes it in the viewer's zone (viewerZone).
 const formTime = "2006-01-02T15:04"
 
 // BookingCreatePage handles POST /bookings, the calendar's form (CSRF
@@ -30,13 +31,14 @@ func (h *Handlers) BookingCreatePage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	week, err := weekStart(c.FormValue("week"), h.Now())
-	if err != nil {
+	p := calParamsOf(c)
+	loc := viewerZone(c)
+	if _, err := calendarDay(p.Date, h.Now(), loc); err != nil {
 		return err
 	}
-	form := bookingForm(gpus, week, h.Now())
+	form := bookingForm(gpus, p, h.Now(), loc)
 	form.CSRF = csrfToken(c)
-	r, err := readBookingForm(c, &form)
+	r, err := readBookingForm(c, &form, loc)
 	var row *models.BookingRow
 	if err == nil {
 		err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
@@ -52,7 +54,7 @@ func (h *Handlers) BookingCreatePage(c echo.Context) error {
 		if htmx {
 			return render(c, http.StatusOK, views.BookingFormCard(form))
 		}
-		cal, cerr := h.calendar(c, form.Week)
+		cal, cerr := h.calendar(c, p)
 		if cerr != nil {
 			return cerr
 		}
@@ -63,17 +65,18 @@ func (h *Handlers) BookingCreatePage(c echo.Context) error {
 	}
 	h.log(c).Info("booking created", "user", u.Email, "booking", row.ID, "gpus", row.GPUCount)
 	if !htmx {
-		return c.Redirect(http.StatusSeeOther, "/bookings?week="+row.StartsAt.UTC().Format("2006-01-02"))
+		p.Date = row.StartsAt.In(loc).Format("2006-01-02")
+		return c.Redirect(http.StatusSeeOther, calendarURL(p))
 	}
-	done := bookingForm(gpus, week, h.Now())
+	done := bookingForm(gpus, p, h.Now(), loc)
 	done.CSRF = csrfToken(c)
-	done.Done = fmt.Sprintf("Booked #%d: %s, %s.", row.ID, calendarBar(u, row, gpuIndex(gpus), week, h.Now()).GPUs, models.Window(row.StartsAt, row.EndsAt))
+	done.Done = fmt.Sprintf("Booked #%d: %s, %s.", row.ID, bookingWhat(row, gpuIndex(gpus)), localtime.Window(row.StartsAt, row.EndsAt, loc))
 	return render(c, http.StatusOK, views.BookingFormCard(done))
 }
 
 // readBookingForm reads the form into a request, and into f so that a
 // refused form comes back as it was filled in. Named GPUs win over a count.
-func readBookingForm(c echo.Context, f *views.BookingForm) (*BookingRequest, error) {
+func readBookingForm(c echo.Context, f *views.BookingForm, loc *time.Location) (*BookingRequest, error) {
 	f.GPUModel, f.Note = strings.TrimSpace(c.FormValue("gpu_model")), c.FormValue("note")
 	f.StartsAt, f.EndsAt = c.FormValue("starts_at"), c.FormValue("ends_at")
 	r := &BookingRequest{GPUModel: f.GPUModel, Note: f.Note}
@@ -106,8 +109,8 @@ func readBookingForm(c echo.Context, f *views.BookingForm) (*BookingRequest, err
 		if v.s == "" {
 			return r, invalid(v.name, "is required")
 		}
-		if *v.dst, err = time.Parse(formTime, v.s); err != nil {
-			return r, invalid(v.name, "%q is not a date and time like 2026-11-23T09:00", v.s)
+		if *v.dst, err = parseFormTime(v.s, loc); err != nil {
+			return r, invalid(v.name, "%q is not a date and time like 2026-11-23T09:00 (%s)", v.s, loc)
 		}
 	}
 	return r, nil
@@ -134,5 +137,17 @@ func (h *Handlers) BookingCancelPage(c echo.Context) error {
 	if c.Request().Header.Get("HX-Request") == "true" {
 		return h.BookingsFragment(c)
 	}
-	return c.Redirect(http.StatusSeeOther, "/bookings?week="+c.QueryParam("week"))
+	return c.Redirect(http.StatusSeeOther, calendarURL(calParamsOf(c)))
+}
+
+// parseFormTime reads a form's time: local time in loc (datetime-local,
+// with or without seconds), or RFC 3339 with an offset.
+func parseFormTime(s string, loc *time.Location) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{formTime, "2006-01-02T15:04:05", "2006-01-02 15:04"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, nil
+		}
+	}
+	return time.Parse(time.RFC3339, s)
 }

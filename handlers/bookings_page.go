@@ -3,21 +3,25 @@ package handlers
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/calgrid"
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
 
-// BookingsPage handles GET /bookings[?week=YYYY-MM-DD]: seven days' bookings
-// and holds (GPU types and nodes as rows, hours as columns) and the form to
-// book.
+// BookingsPage handles GET /bookings[?view=week|day&date=YYYY-MM-DD&group=gpu|node|type]:
+// the calendar in the viewer's zone (every GPU a row, grouped by node;
+// days or hours as columns), the capacity strip and the form to book.
+// ?week=DATE is the older spelling of ?date=.
 func (h *Handlers) BookingsPage(c echo.Context) error {
-	cal, err := h.calendar(c, c.QueryParam("week"))
+	cal, err := h.calendar(c, calParamsOf(c))
 	if err != nil {
 		return err
 	}
@@ -26,7 +30,7 @@ func (h *Handlers) BookingsPage(c echo.Context) error {
 
 // BookingsFragment handles GET /fragments/bookings: the live grid.
 func (h *Handlers) BookingsFragment(c echo.Context) error {
-	cal, err := h.calendar(c, c.QueryParam("week"))
+	cal, err := h.calendar(c, calParamsOf(c))
 	if err != nil {
 		return err
 	}
@@ -34,48 +38,195 @@ func (h *Handlers) BookingsFragment(c echo.Context) error {
 	return render(c, http.StatusOK, views.CalendarGrid(cal))
 }
 
-// weekStart is 00:00 UTC of day (YYYY-MM-DD, empty: today): the calendar
-// shows seven days from there, so that by default today and the next six
-// days are in view, tomorrow included whatever the weekday.
-func weekStart(day string, now time.Time) (time.Time, error) {
-	t := now.UTC()
-	if day != "" {
-		var err error
-		if t, err = time.Parse("2006-01-02", day); err != nil {
-			return time.Time{}, invalid("week", "must be a date like 2026-11-23, got %q", day)
-		}
+// calParams are the calendar's view, local date and row grouping, as given.
+type calParams struct{ View, Date, Group string }
+
+// calParamsOf reads them from the query or a posted form.
+func calParamsOf(c echo.Context) calParams {
+	p := calParams{View: c.FormValue("view"), Date: c.FormValue("date"), Group: c.FormValue("group")}
+	if p.Date == "" {
+		p.Date = c.FormValue("week")
 	}
-	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC), nil
+	return p
 }
 
-// calendar builds the page's model for the week holding day: three queries
-// whatever the number of bookings.
-func (h *Handlers) calendar(c echo.Context, day string) (views.Calendar, error) {
+// calendarURL is the page for p, with any of its fields replaced by set.
+func calendarURL(p calParams) string {
+	q := url.Values{}
+	if p.View == calgrid.Day {
+		q.Set("view", p.View)
+	}
+	if p.Date != "" {
+		q.Set("date", p.Date)
+	}
+	if p.Group != "" && p.Group != calgrid.ByGPU {
+		q.Set("group", p.Group)
+	}
+	if len(q) == 0 {
+		return "/bookings"
+	}
+	return "/bookings?" + q.Encode()
+}
+
+// calendarDay is local midnight of date (YYYY-MM-DD; empty: today) in loc.
+func calendarDay(date string, now time.Time, loc *time.Location) (time.Time, error) {
+	if date == "" {
+		return localtime.StartOfDay(now, loc), nil
+	}
+	t, err := time.ParseInLocation("2006-01-02", date, loc)
+	if err != nil {
+		return time.Time{}, invalid("date", "must be a date like 2026-11-23, got %q", date)
+	}
+	return t, nil
+}
+
+// calendar builds the page's model: three queries whatever the number of
+// bookings.
+func (h *Handlers) calendar(c echo.Context, p calParams) (views.Calendar, error) {
 	ctx := c.Request().Context()
-	now := h.Now()
-	start, err := weekStart(day, now)
+	now, loc, u := h.Now(), viewerZone(c), userOf(c)
+	day, err := calendarDay(p.Date, now, loc)
 	if err != nil {
 		return views.Calendar{}, err
+	}
+	if p.View != calgrid.Day {
+		p.View = calgrid.Week
+	}
+	if p.Group != calgrid.ByNode && p.Group != calgrid.ByType {
+		p.Group = calgrid.ByGPU
+	}
+	p.Date = day.Format("2006-01-02")
+	end := localtime.AddDays(day, 7, loc)
+	if p.View == calgrid.Day {
+		end = localtime.AddDays(day, 1, loc)
 	}
 	gpus, err := models.ListBookableGPUs(ctx, h.DB.Bun)
 	if err != nil {
 		return views.Calendar{}, err
 	}
-	rows, err := models.ListBookings(ctx, h.DB.Bun, start, start.AddDate(0, 0, 7), 0)
+	rows, err := models.ListBookings(ctx, h.DB.Bun, day, end, 0)
 	if err != nil {
 		return views.Calendar{}, err
 	}
-	cal := views.Calendar{WeekStart: start, Now: now, Form: bookingForm(gpus, start, now), CSRF: csrfToken(c)}
+	jobs, err := models.ListRunningJobWindows(ctx, h.DB.Bun)
+	if err != nil {
+		return views.Calendar{}, err
+	}
+	in := calgrid.Input{View: p.View, Date: day, Zone: loc, Group: p.Group, Now: now,
+		GPUs: make([]calgrid.GPU, len(gpus)), Items: make([]calgrid.Item, 0, len(rows)+len(jobs))}
+	for i, g := range gpus {
+		in.GPUs[i] = calgrid.GPU{ID: g.ID, NodeID: g.NodeID, Node: g.NodeName, Index: g.Index, Model: g.Model}
+	}
+	cal := views.Calendar{View: p.View, Group: p.Group, Date: day, Now: now, CSRF: csrfToken(c),
+		Form: bookingForm(gpus, p, now, loc)}
 	cal.Form.CSRF = cal.CSRF
-	cal.Rows = calendarRows(userOf(c), gpus, rows, start, now)
+	for i := range rows {
+		b := &rows[i]
+		in.Items = append(in.Items, bookingItem(u, b, now))
+		if b.Kind == models.BookingKindBooking && (b.UserID == u.ID || u.IsAdmin()) && b.EndsAt.After(now) {
+			cal.Cancelable = append(cal.Cancelable, views.CalendarBooking{ID: b.ID, Owner: b.OwnerEmail,
+				What: bookingWhat(b, gpuIndex(gpus)), Window: localtime.Window(b.StartsAt, b.EndsAt, loc), Note: b.Note, Mine: b.UserID == u.ID})
+		}
+	}
+	for i := range jobs {
+		in.Items = append(in.Items, jobItem(u, &jobs[i], now))
+	}
+	cal.Grid = calgrid.Compute(in)
+	cal.Links = calendarLinks(p, day, loc)
 	return cal, nil
 }
 
-// bookingForm is an empty form: one GPU, tomorrow 09:00–18:00 UTC.
-func bookingForm(gpus []models.BookableGPU, week, now time.Time) views.BookingForm {
-	day := now.UTC().Truncate(24*time.Hour).AddDate(0, 0, 1)
-	f := views.BookingForm{GPUCount: 1, Week: week.Format("2006-01-02"),
-		StartsAt: day.Add(9 * time.Hour).Format(formTime), EndsAt: day.Add(18 * time.Hour).Format(formTime)}
+// calendarLinks are the navigation's links from the view p shows.
+func calendarLinks(p calParams, day time.Time, loc *time.Location) views.CalendarLinks {
+	with := func(f func(q *calParams)) string {
+		q := p
+		f(&q)
+		return calendarURL(q)
+	}
+	step := 7
+	if p.View == calgrid.Day {
+		step = 1
+	}
+	return views.CalendarLinks{
+		Here:  calendarURL(p),
+		Prev:  with(func(q *calParams) { q.Date = localtime.AddDays(day, -step, loc).Format("2006-01-02") }),
+		Next:  with(func(q *calParams) { q.Date = localtime.AddDays(day, step, loc).Format("2006-01-02") }),
+		Today: with(func(q *calParams) { q.Date = "" }),
+		Week:  with(func(q *calParams) { q.View = calgrid.Week }),
+		Day:   with(func(q *calParams) { q.View = calgrid.Day }),
+		ByGPU: with(func(q *calParams) { q.Group = calgrid.ByGPU }), ByNode: with(func(q *calParams) { q.Group = calgrid.ByNode }),
+		ByType: with(func(q *calParams) { q.Group = calgrid.ByType }),
+		DayOf: func(date string) string {
+			return with(func(q *calParams) { q.View, q.Date = calgrid.Day, date })
+		},
+		Fragment: "/fragments/bookings?" + strings.TrimPrefix(strings.TrimPrefix(calendarURL(p), "/bookings"), "?"),
+	}
+}
+
+// shortName is the part of an email before the @: "ana".
+func shortName(email string) string {
+	if i := strings.IndexByte(email, '@'); i > 0 {
+		return email[:i]
+	}
+	return email
+}
+
+// bookingItem is a booking or hold for the grid: on its named GPUs, or on
+// those the scheduler pinned to it while in force, else drawn by count.
+func bookingItem(u *models.User, b *models.BookingRow, now time.Time) calgrid.Item {
+	it := calgrid.Item{ID: b.ID, Kind: calgrid.KindBooking, Owner: shortName(b.OwnerEmail), OwnerFull: b.OwnerEmail,
+		Count: b.GPUCount, Note: b.Note, Start: b.StartsAt, End: b.EndsAt, GPUIDs: b.GPUIDs, Model: b.GPUModel,
+		Mine: u != nil && b.UserID == u.ID}
+	if b.Kind == models.BookingKindHold {
+		it.Kind = calgrid.KindHold
+	}
+	if len(it.GPUIDs) == 0 && b.State(now) == models.BookingActive {
+		it.GPUIDs = b.PinnedGPUIDs
+	}
+	if len(b.GPUIDs) > 0 {
+		it.Count = len(b.GPUIDs)
+	}
+	if b.NodeID != nil {
+		it.NodeID = *b.NodeID
+	}
+	return it
+}
+
+// jobItem is a running job for the grid, until its expected end (an hour
+// past now, open-ended, when it has no estimate or overran it).
+func jobItem(u *models.User, j *models.RunningJobWindow, now time.Time) calgrid.Item {
+	it := calgrid.Item{ID: j.JobID, Kind: calgrid.KindJob, Owner: shortName(j.OwnerEmail), OwnerFull: j.OwnerEmail,
+		Count: len(j.GPUIDs), Note: j.Name, Start: j.StartedAt, GPUIDs: j.GPUIDs, Mine: u != nil && j.OwnerID == u.ID}
+	end, ok := j.ExpectedEnd()
+	if !ok || !end.After(now) {
+		end, it.OpenEnd = now.Add(time.Hour), true
+	}
+	it.End = end
+	return it
+}
+
+// bookingWhat is what a booking asks for: "2 × H100", "any 1 GPU", "sim-1 #0, sim-1 #1".
+func bookingWhat(b *models.BookingRow, byID map[int64]models.BookableGPU) string {
+	switch {
+	case len(b.GPUIDs) > 0:
+		var names []string
+		for _, id := range b.GPUIDs {
+			g := byID[id]
+			names = append(names, fmt.Sprintf("%s #%d", g.NodeName, g.Index))
+		}
+		return strings.Join(names, ", ")
+	case b.GPUModel != "":
+		return fmt.Sprintf("%d × %s", b.GPUCount, b.GPUModel)
+	}
+	return fmt.Sprintf("%d × any GPU", b.GPUCount)
+}
+
+// bookingForm is an empty form: one GPU, tomorrow 09:00–18:00 in loc.
+func bookingForm(gpus []models.BookableGPU, p calParams, now time.Time, loc *time.Location) views.BookingForm {
+	day := localtime.AddDays(now, 1, loc)
+	f := views.BookingForm{GPUCount: 1, Week: p.Date, View: p.View, Group: p.Group, Zone: loc.String(),
+		ZoneAbbrev: localtime.Abbrev(now, loc),
+		StartsAt:   localtime.FormValue(localtime.At(day, 9, 0, loc), loc), EndsAt: localtime.FormValue(localtime.At(day, 18, 0, loc), loc)}
 	for _, g := range gpus {
 		if !slices.Contains(f.Models, g.Model) {
 			f.Models = append(f.Models, g.Model)
@@ -84,104 +235,4 @@ func bookingForm(gpus []models.BookableGPU, week, now time.Time) views.BookingFo
 	}
 	slices.Sort(f.Models)
 	return f
-}
-
-// calendarRows groups bookings into rows: one per GPU type (bookings by
-// count), "Any type", then one per node (bookings of named GPUs).
-func calendarRows(u *models.User, gpus []models.BookableGPU, bs []models.BookingRow, week, now time.Time) []views.CalendarRow {
-	byID := map[int64]models.BookableGPU{}
-	var typeRows, nodeRows []views.CalendarRow
-	typeIdx, nodeIdx := map[string]int{}, map[int64]int{}
-	for _, g := range gpus {
-		byID[g.ID] = g
-		if _, ok := typeIdx[g.Model]; !ok {
-			typeIdx[g.Model] = len(typeRows)
-			typeRows = append(typeRows, views.CalendarRow{Label: g.Model})
-		}
-		if _, ok := nodeIdx[g.NodeID]; !ok {
-			nodeIdx[g.NodeID] = len(nodeRows)
-			nodeRows = append(nodeRows, views.CalendarRow{Label: g.NodeName})
-		}
-	}
-	count := func(match func(g models.BookableGPU) bool) int {
-		n := 0
-		for _, g := range gpus {
-			if match(g) {
-				n++
-			}
-		}
-		return n
-	}
-	for i := range typeRows {
-		typeRows[i].Sub = fmt.Sprintf("%d GPUs, any of them", count(func(g models.BookableGPU) bool { return g.Model == typeRows[i].Label }))
-	}
-	for id, i := range nodeIdx {
-		nodeRows[i].Sub = fmt.Sprintf("%d GPUs, named", count(func(g models.BookableGPU) bool { return g.NodeID == id }))
-	}
-	anyRow := views.CalendarRow{Label: "Any type", Sub: fmt.Sprintf("%d GPUs", len(gpus))}
-	for i := range bs {
-		b := &bs[i]
-		bar := calendarBar(u, b, byID, week, now)
-		switch {
-		case len(b.GPUIDs) > 0:
-			if i, ok := nodeIdx[byID[b.GPUIDs[0]].NodeID]; ok {
-				nodeRows[i].Bars = append(nodeRows[i].Bars, bar)
-			}
-		case b.NodeID != nil:
-			if i, ok := nodeIdx[*b.NodeID]; ok {
-				nodeRows[i].Bars = append(nodeRows[i].Bars, bar)
-			}
-		case b.GPUModel == "":
-			anyRow.Bars = append(anyRow.Bars, bar)
-		default:
-			placed := false
-			for _, r := range typeRows {
-				if strings.Contains(strings.ToLower(r.Label), strings.ToLower(b.GPUModel)) {
-					typeRows[typeIdx[r.Label]].Bars = append(typeRows[typeIdx[r.Label]].Bars, bar)
-					placed = true
-					break
-				}
-			}
-			if !placed {
-				anyRow.Bars = append(anyRow.Bars, bar)
-			}
-		}
-	}
-	for i := range typeRows {
-		typeRows[i].Label = "Any " + typeRows[i].Label
-	}
-	out := append(typeRows, anyRow)
-	return append(out, nodeRows...)
-}
-
-// calendarBar shapes one booking for the grid of the week starting at week.
-func calendarBar(u *models.User, b *models.BookingRow, byID map[int64]models.BookableGPU, week, now time.Time) views.CalendarBar {
-	hours := func(t time.Time, up bool) int {
-		d := t.Sub(week)
-		h := int(d / time.Hour)
-		if up && d%time.Hour != 0 {
-			h++
-		}
-		return min(max(h, 0), views.WeekHours)
-	}
-	bar := views.CalendarBar{ID: b.ID, Kind: b.Kind, Owner: b.OwnerEmail, Window: models.Window(b.StartsAt, b.EndsAt),
-		Note: b.Note, State: b.State(now), From: hours(b.StartsAt, false), To: hours(b.EndsAt, true), Mine: b.UserID == u.ID,
-		CanCancel: b.Kind == models.BookingKindBooking && (b.UserID == u.ID || u.IsAdmin())}
-	if bar.To <= bar.From {
-		bar.To = bar.From + 1
-	}
-	switch {
-	case len(b.GPUIDs) > 0:
-		var names []string
-		for _, id := range b.GPUIDs {
-			g := byID[id]
-			names = append(names, fmt.Sprintf("%s #%d", g.NodeName, g.Index))
-		}
-		bar.GPUs = strings.Join(names, ", ")
-	case b.GPUModel != "":
-		bar.GPUs = fmt.Sprintf("%d × %s", b.GPUCount, b.GPUModel)
-	default:
-		bar.GPUs = fmt.Sprintf("%d × any GPU", b.GPUCount)
-	}
-	return bar
 }

@@ -50,6 +50,10 @@ func (h *Handlers) clusterModel(c echo.Context) (views.Cluster, error) {
 	if err := h.withReclaims(ctx, &v); err != nil { // idle countdown on tiles (issue 13)
 		return views.Cluster{}, err
 	}
+	// Until when each GPU stays as it is, and the next 24 hours (calview).
+	if err := h.withUntil(ctx, &v, nodes, userOf(c), now, viewerZone(c)); err != nil {
+		return views.Cluster{}, err
+	}
 	if v, err = h.withRay(c, v); err != nil {
 		return views.Cluster{}, err
 	}

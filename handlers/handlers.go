@@ -11,6 +11,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/internal/signin"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
@@ -41,8 +42,10 @@ type Config struct {
 
 // Sessions signs browser users in and out (implemented by web).
 type Sessions interface {
+	// Login starts a server-side session; Logout ends the browser's session
+	// everywhere (a copied cookie dies with it).
 	Login(c echo.Context, userID int64) error
-	Logout(c echo.Context)
+	Logout(c echo.Context) error
 	// SetFlow and TakeFlow keep a sign-in in progress in a short-lived sealed cookie.
 	SetFlow(c echo.Context, v any, ttl time.Duration) error
 	TakeFlow(c echo.Context, v any) bool
@@ -82,15 +85,19 @@ type Handlers struct {
 
 	// SignIn are the configured identity providers (nil: none; the dev sign-in may still be on).
 	SignIn *signin.Providers
+	// SignInAccountLimit reports whether account may sign in once more now
+	// (per-account rate limit; nil: no limit). Set by web.New.
+	SignInAccountLimit func(account string) bool
 
 	capCache capacityCache
 }
 
-// render writes a templ component as an HTML response.
+// render writes a templ component as an HTML response. The components read
+// the viewer's time zone from the context (localtime.FromContext).
 func render(c echo.Context, status int, comp templ.Component) error {
 	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
 	c.Response().WriteHeader(status)
-	return comp.Render(c.Request().Context(), c.Response())
+	return comp.Render(localtime.WithZone(c.Request().Context(), viewerZone(c)), c.Response())
 }
 
 // Page builds the view model every full page starts from.
@@ -101,6 +108,9 @@ func (h *Handlers) Page(c echo.Context, title, nav string) views.Page {
 	}
 	if pr := PrincipalOf(c); pr != nil && pr.User != nil {
 		p.User = &views.User{ID: pr.User.ID, Email: pr.User.Email, Name: pr.User.DisplayName(), Role: pr.User.Role}
+		// Time zone (calview): the zone times are shown in, and whether the browser may set it.
+		loc := viewerZone(c)
+		p.User.TimeZone, p.User.ZoneAbbrev, p.User.ZoneUnset = loc.String(), localtime.Abbrev(h.Now(), loc), pr.User.TimeZone == ""
 	}
 	return p
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
@@ -104,7 +105,7 @@ func (h *Handlers) jobView(c echo.Context) (views.JobDetail, error) {
 	mayAct := j.OwnerID == u.ID || u.IsAdmin()
 	d := views.JobDetail{ID: j.ID, Name: j.Name, Owner: owner.Email, State: j.State, Priority: priorityNames[j.Priority],
 		Code: j.PendingCode, Reason: j.PendingReason, CanAct: mayAct && !models.IsTerminal(j.State), CanSeeLogs: mayAct,
-		Now: h.Now(), Spec: jobFields(j), Admin: u.IsAdmin()}
+		Now: h.Now(), Spec: jobFields(j, viewerZone(c)), Admin: u.IsAdmin()}
 	d.CSRF = csrfToken(c)
 	if j.QueuePosition != nil {
 		d.Position = *j.QueuePosition
@@ -150,7 +151,7 @@ func (h *Handlers) jobView(c echo.Context) (views.JobDetail, error) {
 
 // jobFields lists a job's spec for people. Environment values stay
 // hidden: only their names are shown.
-func jobFields(j *models.Job) []views.Field {
+func jobFields(j *models.Job, loc *time.Location) []views.Field {
 	gpus := fmt.Sprintf("%d", j.GPUCount)
 	if j.GPUModel != "" {
 		gpus += " × " + j.GPUModel
@@ -177,7 +178,7 @@ func jobFields(j *models.Job) []views.Field {
 		{Label: "Estimated duration", Value: est},
 		{Label: "Preemptible", Value: fmt.Sprint(j.Preemptible)},
 		{Label: "Retries", Value: fmt.Sprintf("%d of %d", j.RetryCount, j.MaxRetries)},
-		{Label: "Submitted", Value: j.SubmittedAt.UTC().Format("Mon 2 Jan 15:04:05 UTC")},
+		{Label: "Submitted", Value: localtime.StampSeconds(j.SubmittedAt, loc)},
 	}
 	if j.ExitCode != nil {
 		out = append(out, views.Field{Label: "Exit code", Value: fmt.Sprint(*j.ExitCode)})

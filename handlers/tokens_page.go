@@ -2,10 +2,10 @@ package handlers
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
@@ -23,12 +23,12 @@ func (h *Handlers) renderTokens(c echo.Context, status int, t views.Tokens) erro
 		return err
 	}
 	for _, tok := range list {
-		row := views.TokenRow{Name: tok.Name, Prefix: tok.Prefix, Created: tok.CreatedAt.UTC().Format(time.DateTime), LastUsed: "never"}
+		row := views.TokenRow{Name: tok.Name, Prefix: tok.Prefix, Created: localtime.DateTime(tok.CreatedAt, viewerZone(c)), LastUsed: "never"}
 		if tok.LastUsedAt != nil {
-			row.LastUsed = tok.LastUsedAt.UTC().Format(time.DateTime)
+			row.LastUsed = localtime.DateTime(*tok.LastUsedAt, viewerZone(c))
 		}
 		t.List = append(t.List, row)
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
-	return render(c, status, views.TokensPage(h.Page(c, "API tokens", "tokens"), t))
+	return render(c, status, views.TokensPage(h.Page(c, "API tokens", "settings"), t))
 }

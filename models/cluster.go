@@ -17,6 +17,9 @@ type GPUStatus struct {
 	HolderID    *int64  `bun:"holder_id" json:"holder_id,omitempty"`
 	HolderEmail *string `bun:"holder_email" json:"holder_email,omitempty"`
 	HolderName  *string `bun:"holder_name" json:"holder_name,omitempty"`
+	// The holding job's start and estimate, for "until when" (calview).
+	JobStartedAt          *time.Time `bun:"job_started_at" json:"-"`
+	JobEstimatedDurationS *int64     `bun:"job_estimated_duration_s" json:"-"`
 }
 
 // NodeStatus is a node with its present GPUs, in index order.
@@ -36,6 +39,7 @@ func ClusterStatus(ctx context.Context, db bun.IDB) ([]NodeStatus, error) {
 	err = db.NewSelect().Model(&gpus).
 		ColumnExpr("gpu.*").
 		ColumnExpr("a.job_id, j.name AS job_name, u.id AS holder_id, u.email AS holder_email, u.name AS holder_name").
+		ColumnExpr("coalesce(j.started_at, a.created_at) AS job_started_at, j.estimated_duration_s AS job_estimated_duration_s").
 		Join("LEFT JOIN allocations AS a ON a.gpu_id = gpu.id AND a.released_at IS NULL").
 		Join("LEFT JOIN jobs AS j ON j.id = a.job_id").
 		Join("LEFT JOIN users AS u ON u.id = a.user_id").

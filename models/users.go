@@ -29,8 +29,11 @@ type User struct {
 	FairShareWeight float64    `bun:"fair_share_weight,notnull" json:"fair_share_weight"`
 	GPUCap          *int       `bun:"gpu_cap" json:"gpu_cap,omitempty"`
 	DisabledAt      *time.Time `bun:"disabled_at" json:"disabled_at,omitempty"`
-	CreatedAt       time.Time  `bun:"created_at,notnull,default:now()" json:"created_at"`
-	UpdatedAt       time.Time  `bun:"updated_at,notnull,default:now()" json:"updated_at"`
+	// TimeZone is the IANA zone the dashboard shows the user's times in
+	// ("" until set: UTC). Migration 0011; see user_time_zone.go.
+	TimeZone  string    `bun:"time_zone,notnull" json:"time_zone"`
+	CreatedAt time.Time `bun:"created_at,notnull,default:now()" json:"created_at"`
+	UpdatedAt time.Time `bun:"updated_at,notnull,default:now()" json:"updated_at"`
 }
 
 // IsAdmin reports whether u administers the cluster.

@@ -53,6 +53,36 @@ document.addEventListener("click", function (ev) {
   navigator.clipboard.writeText(el.textContent.trim()).then(function () { b.textContent = "Copied"; });
 });
 
+// Time zone (Settings → Time zone). On the first page after sign-in, while
+// the user has chosen no zone, the browser's zone is stored (only if still
+// unset) and the page reloads to show its times in it. The settings page
+// offers the browser's zone as a one-click choice.
+document.addEventListener("DOMContentLoaded", function () {
+  var zone = "";
+  try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { return; }
+  if (!zone) return;
+  var hint = document.querySelector("[data-browser-zone]");
+  if (hint) {
+    var use = hint.querySelector("[data-use-zone]");
+    use.textContent = zone;
+    hint.hidden = false;
+    use.addEventListener("click", function () {
+      var input = document.getElementById("tz-zone");
+      if (input) { input.value = zone; input.focus(); }
+    });
+  }
+  if (!document.body.hasAttribute("data-zone-unset") || !window.fetch) return;
+  var meta = document.querySelector('meta[name="csrf-token"]');
+  var body = new URLSearchParams({ time_zone: zone, auto: "1" });
+  fetch("/settings/time-zone", {
+    method: "POST", body: body, credentials: "same-origin",
+    headers: { "X-CSRF-Token": meta ? meta.content : "" }
+  }).then(function (r) {
+    document.body.removeAttribute("data-zone-unset");
+    if (r.status === 204 && zone !== "UTC") window.location.reload();
+  });
+});
+
 // Notifications (issue 13): every page's event stream also carries
 // "notifications"; the nav bell refreshes on them ("bell-refresh").
 document.addEventListener("htmx:sseOpen", function (e) {

@@ -18,7 +18,7 @@ import (
 	"time"
 )
 
-//go:embed app.css app.js usage.js favicon.svg vendor/*.js vendor/*.css
+//go:embed app.css app.js usage.js calendar.js favicon.svg vendor/*.js vendor/*.css
 var files embed.FS
 
 // Prefix is the URL path the handler is mounted at.

@@ -45,6 +45,11 @@
     var width = Math.max(plot.clientWidth, 240);
     var opts = { width: width, height: 220, series: series, legend: { live: true },
       scales: { x: { time: true } }, axes: [{}, { size: 48 }] };
+    // Time axes in the viewer's zone (Settings → Time zone), not the browser's.
+    var zone = fig.closest("[data-zone]") && fig.closest("[data-zone]").getAttribute("data-zone");
+    if (zone && uPlot.tzDate) {
+      opts.tzDate = function (ts) { return uPlot.tzDate(new Date(ts * 1e3), zone); };
+    }
     var chart = new uPlot(opts, data, plot);
     fig.__chart = chart;
   }

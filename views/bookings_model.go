@@ -1,38 +1,45 @@
 package views
 
-import "time"
+import (
+	"time"
 
-// Calendar is the bookings page's model: one week of bookings and holds,
-// grouped in rows, and the form to book.
+	"github.com/gpuscheduler/gpuscheduler/internal/calgrid"
+)
+
+// Calendar is the bookings page's model: the laid-out grid of a week or a
+// day in the viewer's zone, the bookings the viewer may cancel, and the
+// form to book.
 type Calendar struct {
-	WeekStart time.Time // 00:00 UTC of the first of the seven days shown
-	Now       time.Time
-	Rows      []CalendarRow
-	Form      BookingForm
-	CSRF      string // for the cancel forms without JavaScript
+	View  string    // calgrid.Week or calgrid.Day
+	Group string    // calgrid.ByGPU, ByNode or ByType
+	Date  time.Time // local midnight of the first day shown
+	Now   time.Time
+	Grid  calgrid.Layout
+	Links CalendarLinks
+	// Cancelable are the viewer's own bookings in view (everyone's for
+	// admins) that have not ended: plain cancel forms, usable without script.
+	Cancelable []CalendarBooking
+	Form       BookingForm
+	CSRF       string // for the cancel forms without JavaScript
 }
 
-// CalendarRow is a row of the week grid: a node (bookings of its named
-// GPUs) or a pool of GPUs of one type (bookings by count), with one lane
-// per booking.
-type CalendarRow struct {
-	Label string // "sim-1" or "Any H100-80GB"
-	Sub   string // "8 GPUs"
-	Bars  []CalendarBar
+// CalendarLinks are the calendar's navigation.
+type CalendarLinks struct {
+	Here, Prev, Next, Today string
+	Week, Day               string
+	ByGPU, ByNode, ByType   string
+	DayOf                   func(date string) string // the day view of a date (YYYY-MM-DD)
+	Fragment                string                   // the live grid of this view
 }
 
-// CalendarBar is one booking or hold in the week grid.
-type CalendarBar struct {
-	ID        int64
-	Kind      string // "booking" or "hold"
-	Owner     string
-	GPUs      string // "2 × H100" or "GPU 0, 1"
-	Window    string
-	Note      string
-	State     string
-	From, To  int  // hours since the week's start, clipped to [0, 168]
-	Mine      bool // the viewer's own
-	CanCancel bool
+// CalendarBooking is a booking in the list under the grid.
+type CalendarBooking struct {
+	ID     int64
+	Owner  string
+	What   string // "2 × H100-80GB"
+	Window string // in the viewer's zone
+	Note   string
+	Mine   bool
 }
 
 // BookingForm is the create form, with what was entered and the outcome.
@@ -40,15 +47,18 @@ type BookingForm struct {
 	GPUCount int
 	GPUModel string
 	GPUIDs   []int64
-	StartsAt string // datetime-local, UTC
+	StartsAt string // datetime-local, in Zone
 	EndsAt   string
 	Note     string
 	Error    string // why the last attempt was refused
 	Done     string // what the last attempt booked
 	Models   []string
 	GPUs     []BookingGPU
-	Week     string // the week shown, carried back after a plain form post
-	CSRF     string
+	// The calendar view shown, carried back after a plain form post.
+	Week, View, Group string
+	Zone              string // IANA name the times are read in
+	ZoneAbbrev        string // "CET"
+	CSRF              string
 }
 
 // BookingGPU is a GPU the form offers by name.
@@ -56,6 +66,3 @@ type BookingGPU struct {
 	ID    int64
 	Label string // "sim-1 #0 H100-80GB"
 }
-
-// WeekHours is the number of hour columns of the week grid.
-const WeekHours = 7 * 24

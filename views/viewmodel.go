@@ -45,6 +45,11 @@ type User struct {
 	Email string
 	Name  string
 	Role  string // "admin" or "member"
+	// TimeZone is the IANA zone the user's times are shown in ("UTC" when
+	// unset); ZoneUnset asks the page's script to offer the browser's zone.
+	TimeZone   string
+	ZoneAbbrev string // "CET" now
+	ZoneUnset  bool
 }
 
 // IsAdmin reports whether the user has the admin role. A nil user is not an admin.
@@ -72,6 +77,17 @@ type Cluster struct {
 	Ray *RayStatus
 	// MyJobs are the signed-in user's live jobs (nil: not shown).
 	MyJobs []MyJob
+	// Next24 is what starts and ends in the next 24 hours, by time (nil: not shown).
+	Next24 []SoonEvent
+}
+
+// SoonEvent is a booking, hold or job starting or ending soon.
+type SoonEvent struct {
+	At   time.Time
+	Kind string // "booking", "hold", "job"
+	Ends bool   // an end, not a start
+	What string // "ana's booking of 2 GPUs starts"
+	Href string // the booking's or job's page
 }
 
 // MyJob is one of the user's live jobs, at a glance.
@@ -144,6 +160,10 @@ type GPU struct {
 	ReclaimAt time.Time
 	// ReservedBy names who books or holds the GPU now (State "booked" or "held").
 	ReservedBy string
+	// Until says until when the GPU stays as it is, in the viewer's zone:
+	// "until ~16:30 CET (in 29m)", "booked until Thu 18:00 CET",
+	// "free until Thu 09:00 CET (ana's booking)"; empty when unknown.
+	Until string
 }
 
 // ErrorPage is shown for non-API errors.

@@ -40,7 +40,7 @@ func TestBookingsCalendarInBrowser(t *testing.T) {
 		t.Fatalf("ana books 2 GPUs: %v", err)
 	}
 	poll(t, tab, "ana's booking in the grid without a reload",
-		`window.__sameDocument === true && Array.from(document.querySelectorAll('[data-testid=booking-bar]')).some(b => b.innerText.includes('2 ×'))`, 10*time.Second)
+		`window.__sameDocument === true && Array.from(document.querySelectorAll('[data-testid=booking-link]')).some(b => b.innerText.includes('2 GPUs'))`, 10*time.Second)
 	browsertest.Screenshot(t, tab, "bookings-ana")
 
 	dora := otherUser(t, tab)
@@ -65,13 +65,14 @@ func TestBookingsCalendarInBrowser(t *testing.T) {
 		t.Errorf("dora's refusal %q does not name ana's booking", msg)
 	}
 	browsertest.Screenshot(t, dora, "bookings-dora-refused")
-	n, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=booking-bar]').length`))
+	// One booking, drawn on each of the two GPU rows it takes.
+	n, err := chromedp.Run(tab, chromedp.Evaluate[int](`new Set(Array.from(document.querySelectorAll('[data-testid=booking-link]')).map(b => b.dataset.bookingId)).size`))
 	if err != nil || n != 1 {
 		t.Fatalf("ana's grid shows %d bookings, want 1 (%v)", n, err)
 	}
 
 	// At phone width the page fits the screen and the grid scrolls sideways.
-	if err := chromedp.Do(tab, chromedp.EmulateViewport(390, 844), chromedp.Reload(), chromedp.WaitVisible(`[data-testid=booking-bar]`)); err != nil {
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(390, 844), chromedp.Reload(), chromedp.WaitVisible(`[data-testid=booking-link]`)); err != nil {
 		t.Fatal(err)
 	}
 	fits, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.documentElement.scrollWidth <= window.innerWidth + 1 &&

@@ -72,11 +72,11 @@ func TestBookingsPageWithoutJavaScript(t *testing.T) {
 			"ends_at": {day.Add(18 * time.Hour).Format("2006-01-02T15:04")}, "note": {"big run"}}
 	}
 	st, _, loc := submitPageForm(t, s, ana, "/bookings", "/bookings", form("6"))
-	if st != http.StatusSeeOther || loc != "/bookings?week="+day.Format("2006-01-02") {
+	if st != http.StatusSeeOther || loc != "/bookings?date="+day.Format("2006-01-02") {
 		t.Fatalf("ana books 6 GPUs: %d → %q", st, loc)
 	}
 	page := getPage(t, bo, s.URL+loc)
-	for _, want := range []string{`data-testid="booking-bar"`, "ana@example.com", "6 × any GPU", `sse-connect="/events?topics=bookings"`, `aria-current="page">Bookings`} {
+	for _, want := range []string{`data-testid="booking-link"`, "ana@example.com", "ana · 6 GPUs", `sse-connect="/events?topics=bookings,jobs"`, `aria-current="page">Bookings`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the calendar lacks %q", want)
 		}
@@ -119,7 +119,7 @@ func TestBookingsPageWithoutJavaScript(t *testing.T) {
 	if st, body := s.Do(t, "POST", "/api/v1/holds", tok, `{"gpu_count":1,"monitor":"train-log"}`); st != http.StatusAccepted {
 		t.Fatalf("bo's agent holds a GPU: %d %s", st, body)
 	}
-	if page := getPage(t, ana, s.URL+"/bookings"); !strings.Contains(page, "kind-hold") || !strings.Contains(page, `badge state-held">hold`) {
+	if page := getPage(t, ana, s.URL+"/bookings"); !strings.Contains(page, "kind-hold") || !strings.Contains(page, `data-testid="hold-bar"`) {
 		t.Error("the calendar does not show bo's hold")
 	}
 }

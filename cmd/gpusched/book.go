@@ -119,7 +119,7 @@ func newBookingsCmd() *cobra.Command {
 			fmt.Fprintln(w, "ID\tKIND\tUSER\tGPUS\tFROM\tUNTIL\tSTATE\tNOTE")
 			for _, b := range bs {
 				fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", b.ID, b.Kind, b.User, bookingGPUs(b),
-					b.StartsAt.Local().Format("Mon 2 Jan 15:04"), b.EndsAt.Local().Format("Mon 2 Jan 15:04"), b.State, b.Note)
+					b.StartsAt.Local().Format("Mon 2 Jan 15:04 MST"), b.EndsAt.Local().Format("Mon 2 Jan 15:04 MST"), b.State, b.Note)
 			}
 			return w.Flush()
 		},
@@ -146,6 +146,7 @@ func newBookingsCmd() *cobra.Command {
 		},
 	}
 	cmd.AddCommand(cancel)
+	cmd.AddCommand(bookingsSubcommands()...) // calendar: edit, end, import, export
 	return cmd
 }
 

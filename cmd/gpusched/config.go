@@ -181,7 +181,7 @@ func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 	}
 	c.Scoring, c.ScoringTrusted = scoringConfig(getenv, fail)
 	c.TrustedProxies = networks(getenv, "GPUSCHED_TRUSTED_PROXIES", fail)
-	c.SignIn, c.SignInPolicy = signInConfig(getenv, fail)
+	c.SignIn, c.SignInPolicy = signInConfig(getenv, c.Dev, fail)
 	c.SignInPolicy.Admins = c.Admins
 	holdLimit := str("", "2", "GPUSCHED_HOLD_LIMIT")
 	if c.HoldLimit, err = strconv.Atoi(holdLimit); err != nil || c.HoldLimit < 1 {

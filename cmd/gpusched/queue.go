@@ -74,7 +74,7 @@ func running(j apiclient.Job, now time.Time) string {
 	}
 	s := "for " + now.Sub(*j.StartedAt).Round(time.Second).String()
 	if j.ExpectedEndAt != nil {
-		s += ", ends ~" + j.ExpectedEndAt.Local().Format("15:04")
+		s += ", ends ~" + j.ExpectedEndAt.Local().Format("15:04 MST")
 	}
 	return s
 }
@@ -86,7 +86,7 @@ func eta(j apiclient.Job, now time.Time) string {
 	if !j.EstimatedStartTime.After(now) {
 		return "now"
 	}
-	return "~" + j.EstimatedStartTime.Local().Format("15:04") + " (in " + j.EstimatedStartTime.Sub(now).Round(time.Minute).String() + ")"
+	return "~" + j.EstimatedStartTime.Local().Format("15:04 MST") + " (in " + j.EstimatedStartTime.Sub(now).Round(time.Minute).String() + ")"
 }
 
 func newCancelCmd() *cobra.Command {

@@ -143,7 +143,7 @@ func localWaitLine(ctx context.Context, url string, pid int) string {
 			line += ": " + j.Reason
 		}
 		if j.ETA != nil {
-			line += fmt.Sprintf(" — expected start %s (in %s)", j.ETA.Local().Format("15:04"), time.Until(*j.ETA).Round(time.Minute))
+			line += fmt.Sprintf(" — expected start %s (in %s)", j.ETA.Local().Format("15:04 MST"), time.Until(*j.ETA).Round(time.Minute))
 		}
 		return line
 	}

@@ -69,6 +69,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		jobs.NewQueueDepthCollector(db.Pool))
+	reg.MustRegister(jobs.NewClusterCollector(db.DB)) // operations: cluster series for Grafana and alerts
 	metrics := web.NewMetrics(reg)
 
 	deps := &jobs.Deps{DB: db.DB, Logger: logger, Now: now,
@@ -112,7 +113,8 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	if err := models.EnsureTeamChannel(ctx, db.DB.Bun, h.Secrets, models.KindSlack, cfg.SlackWebhookURL); err != nil {
 		return err
 	}
-	// Sign-in providers: discovery now, so a wrong issuer fails at start.
+	// Sign-in providers: built now, discovered in the background (see below),
+	// so a provider that is down or never answers cannot stop the server.
 	h.Config.SignInPolicy = cfg.SignInPolicy
 	if h.SignIn, err = signin.New(cfg.BaseURL, cfg.SignIn, nil); err != nil {
 		return err
@@ -138,6 +140,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	var wg sync.WaitGroup
 	wg.Go(func() { listener.Run(bg) })
 	wg.Go(func() { srv.Run(bg) })
+	wg.Go(func() { h.SignIn.Run(bg) }) // discovery with timeouts and backoff
 	kicker := &jobs.Kicker{Listener: listener, River: riverClient, Logger: logger}
 	wg.Go(func() { kicker.Run(bg) })
 	if err := riverClient.Start(bg); err != nil {

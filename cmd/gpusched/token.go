@@ -102,7 +102,7 @@ func newTokenCmd() *cobra.Command {
 						owner = owners.users[*t.UserID]
 					}
 					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Prefix, kind, owner, t.Name,
-						t.CreatedAt.Format(time.DateTime), when(t.LastUsedAt), tokenState(&t))
+						t.CreatedAt.Local().Format(time.DateTime), when(t.LastUsedAt), tokenState(&t))
 				}
 				return w.Flush()
 			})
@@ -137,7 +137,7 @@ func when(t *time.Time) string {
 	if t == nil {
 		return "never"
 	}
-	return t.Format(time.DateTime)
+	return t.Local().Format(time.DateTime)
 }
 
 func tokenState(t *models.APIToken) string {

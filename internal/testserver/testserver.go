@@ -52,6 +52,8 @@ type Options struct {
 	// SignInRate limits the sign-in routes; zero: practically unlimited, so
 	// tests may sign in many users quickly.
 	SignInRate web.RateLimit
+	// SignInAccountRate limits sign-ins per account; zero: practically unlimited.
+	SignInAccountRate web.RateLimit
 	// RiverUI mounts the River UI at /admin/river, as serve does.
 	RiverUI bool
 	// Setup runs on the background work's dependencies before anything
@@ -64,6 +66,9 @@ func NewWith(t testing.TB, o Options) *Server {
 	t.Helper()
 	if o.SignInRate.Every == 0 {
 		o.SignInRate = web.RateLimit{Every: time.Millisecond, Burst: 10000}
+	}
+	if o.SignInAccountRate.Every == 0 {
+		o.SignInAccountRate = web.RateLimit{Every: time.Millisecond, Burst: 10000}
 	}
 	db := testdb.New(t)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -108,7 +113,8 @@ func NewWith(t testing.TB, o Options) *Server {
 	}
 	h.Scoring.Enqueue = deps.EnqueueScoringObserve
 	wo := web.Options{Handlers: h, DB: db, Listener: listener, Sessions: sessions, Hub: web.NewHub(listener, logger, metrics),
-		Metrics: metrics, Gatherer: reg, Static: assets, Logger: logger, Now: now, SignInRate: o.SignInRate}
+		Metrics: metrics, Gatherer: reg, Static: assets, Logger: logger, Now: now, SignInRate: o.SignInRate,
+		SignInAccountRate: o.SignInAccountRate}
 	ctx, cancel := context.WithCancel(context.Background())
 	if o.RiverUI {
 		// Mounted for admins as in serve.

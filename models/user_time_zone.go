@@ -1,0 +1,30 @@
+package models
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
+)
+
+// SetUserTimeZone stores the IANA zone the user's times are shown in ("" is
+// UTC). An unknown zone is refused. onlyIfUnset leaves an already chosen
+// zone alone (the browser's guess on first sign-in must not override a
+// choice); it reports whether the row changed.
+func SetUserTimeZone(ctx context.Context, db bun.IDB, userID int64, zone string, onlyIfUnset bool) (bool, error) {
+	if _, err := localtime.Load(zone); err != nil {
+		return false, fmt.Errorf("models: set time zone of user %d: %w", userID, err)
+	}
+	q := db.NewUpdate().Table("users").Set("time_zone = ?", zone).Set("updated_at = now()").Where("id = ?", userID)
+	if onlyIfUnset {
+		q = q.Where("time_zone = ''")
+	}
+	res, err := q.Exec(ctx)
+	if err != nil {
+		return false, fmt.Errorf("models: set time zone of user %d: %w", userID, err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
