@@ -124,3 +124,12 @@ func SendTest(ctx context.Context, db bun.IDB, ch *NotificationChannel, now time
 	}
 	return id, EnqueueDeliveries(ctx, db, []int64{id})
 }
+
+// TeamChannels returns the channels without an owner.
+func TeamChannels(ctx context.Context, db bun.IDB) ([]NotificationChannel, error) {
+	var out []NotificationChannel
+	if err := db.NewSelect().Model(&out).Where("user_id IS NULL").OrderExpr("id").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("models: team channels: %w", err)
+	}
+	return out, nil
+}

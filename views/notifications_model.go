@@ -80,9 +80,11 @@ type NotifySettings struct {
 	Saved      string
 }
 
-// AdminNotifications is the admin page of dead deliveries.
+// AdminNotifications is the admin page of dead deliveries and team channels.
 type AdminNotifications struct {
 	Dead []DeliveryRow
+	// Team are the channels without an owner (GPUSCHED_SLACK_WEBHOOK_URL).
+	Team []ChannelRow
 }
 
 // idleCountdown is the time left until at, "now" once past.
