@@ -47,6 +47,9 @@ func (h *Handlers) clusterModel(c echo.Context) (views.Cluster, error) {
 		return views.Cluster{}, err
 	}
 	v := clusterView(nodes, res, now)
+	if err := h.withReclaims(ctx, &v); err != nil { // idle countdown on tiles (issue 13)
+		return views.Cluster{}, err
+	}
 	// Until when each GPU stays as it is, and the next 24 hours (calview).
 	if err := h.withUntil(ctx, &v, nodes, userOf(c), now, viewerZone(c)); err != nil {
 		return views.Cluster{}, err

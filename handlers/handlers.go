@@ -77,6 +77,9 @@ type Handlers struct {
 	// Notifier signals committed changes from the hot paths (submissions).
 	Notifier *models.Notifier
 
+	// Secrets seals notification channels' secrets and Slack URLs (issue 13).
+	Secrets *models.SecretBox
+
 	// Scoring is the scoring service (/v1/score, /v1/observe); see scoring_service.go.
 	Scoring *Scoring
 

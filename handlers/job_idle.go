@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/gpuscheduler/gpuscheduler/models"
+	"github.com/gpuscheduler/gpuscheduler/views"
 )
 
 // JobIdleJSON is a job's standing under the idle policy.
@@ -90,4 +92,42 @@ func (h *Handlers) jobIdle(c echo.Context, id int64) (JobIdleJSON, error) {
 		out.ReclaimAt = &at
 	}
 	return out, nil
+}
+
+// jobIdleView fills the job page's idle warning and countdown.
+func (h *Handlers) jobIdleView(c echo.Context, d *views.JobDetail) error {
+	ji, err := models.GetJobIdle(c.Request().Context(), h.DB.Bun, d.ID)
+	if err != nil || ji.WarnedAt == nil || ji.IdleSince == nil {
+		return err
+	}
+	out, err := h.jobIdle(c, d.ID)
+	if err != nil {
+		return err
+	}
+	d.IdleSince = *ji.IdleSince
+	if out.ReclaimAt != nil {
+		d.ReclaimAt = *out.ReclaimAt
+	}
+	return nil
+}
+
+// withReclaims marks the tiles of jobs the idle policy warned: idle, and
+// when their GPUs will be given back (a constant one or two queries).
+func (h *Handlers) withReclaims(ctx context.Context, v *views.Cluster) error {
+	at, err := models.ReclaimTimes(ctx, h.DB.Bun)
+	if err != nil || len(at) == 0 {
+		return err
+	}
+	for i := range v.Nodes {
+		for k := range v.Nodes[i].GPUs {
+			g := &v.Nodes[i].GPUs[k]
+			if t, ok := at[g.JobID]; ok && g.JobID != 0 {
+				if g.IdleSince.IsZero() {
+					g.IdleSince = t[0]
+				}
+				g.ReclaimAt = t[1]
+			}
+		}
+	}
+	return nil
 }

@@ -136,6 +136,11 @@ func (h *Handlers) jobView(c echo.Context) (views.JobDetail, error) {
 		}
 		d.GPUs = append(d.GPUs, v)
 	}
+	if j.State == models.JobRunning { // idle policy (issue 13)
+		if err := h.jobIdleView(c, &d); err != nil {
+			return views.JobDetail{}, err
+		}
+	}
 	if mayAct {
 		if d.Log, err = h.jobLog(c, j); err != nil {
 			return views.JobDetail{}, err

@@ -48,8 +48,8 @@ func channelJSON(ch *models.NotificationChannel) ChannelJSON {
 // redactURL keeps scheme, host and the first path segment.
 func redactURL(s string) string {
 	u, err := url.Parse(s)
-	if err != nil {
-		return "…"
+	if err != nil || u.Host == "" {
+		return s
 	}
 	parts := strings.SplitN(strings.TrimPrefix(u.Path, "/"), "/", 2)
 	return u.Scheme + "://" + u.Host + "/" + parts[0] + "/…"
@@ -114,4 +114,26 @@ func (h *Handlers) checkHookURL(s string) error {
 		return invalid("url", "may not point at loopback or link-local addresses")
 	}
 	return nil
+}
+
+// sealed seals ch's secret and, for Slack, its URL (itself a secret) in
+// place before it is stored, and returns ch.
+func (h *Handlers) sealed(ch *models.NotificationChannel) *models.NotificationChannel {
+	ch.Secret = h.Secrets.Seal(ch.Secret)
+	if ch.Type == models.KindSlack {
+		ch.Target = h.Secrets.Seal(ch.Target)
+	}
+	return ch
+}
+
+// opened returns ch with its secrets opened for display; one this server
+// cannot open shows as "(sealed)".
+func (h *Handlers) opened(ch *models.NotificationChannel) *models.NotificationChannel {
+	out, err := h.Secrets.Opened(ch)
+	if err != nil {
+		o := *ch
+		o.Target, o.Secret = "(sealed)", ""
+		return &o
+	}
+	return out
 }

@@ -18,7 +18,7 @@ func (h *Handlers) NotifyChannels(c echo.Context) error {
 	}
 	out := make([]ChannelJSON, len(chans))
 	for i := range chans {
-		out[i] = channelJSON(&chans[i])
+		out[i] = channelJSON(h.opened(&chans[i]))
 	}
 	return c.JSON(http.StatusOK, map[string]any{"channels": out})
 }
@@ -36,11 +36,13 @@ func (h *Handlers) NotifyChannelCreate(c echo.Context) error {
 		return err
 	}
 	ch.CreatedAt = h.Now()
-	if err := models.CreateChannel(c.Request().Context(), h.DB.Bun, ch); err != nil {
+	plain := *ch
+	if err := models.CreateChannel(c.Request().Context(), h.DB.Bun, h.sealed(ch)); err != nil {
 		return err
 	}
-	out := channelJSON(ch)
-	out.Secret = ch.Secret
+	plain.ID = ch.ID
+	out := channelJSON(&plain)
+	out.Secret = plain.Secret
 	return c.JSON(http.StatusCreated, out)
 }
 

@@ -57,7 +57,16 @@ func (h *Handlers) AdminNotifications(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.AdminNotificationsPage(h.Page(c, "Notifications", "admin"), views.AdminNotifications{Dead: rows}))
+	m := views.AdminNotifications{Dead: rows}
+	team, err := models.TeamChannels(ctx, h.DB.Bun)
+	if err != nil {
+		return err
+	}
+	for i := range team {
+		j := channelJSON(h.opened(&team[i]))
+		m.Team = append(m.Team, views.ChannelRow{ID: j.ID, Type: j.Type, Target: j.URL + j.Address, RatePerMinute: j.RatePerMinute})
+	}
+	return render(c, http.StatusOK, views.AdminNotificationsPage(h.Page(c, "Notifications", "admin"), m))
 }
 
 func (h *Handlers) deliveryRows(c echo.Context, list []models.Notification) ([]views.DeliveryRow, error) {

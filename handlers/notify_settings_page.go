@@ -38,7 +38,7 @@ func (h *Handlers) renderNotifySettings(c echo.Context, status int, s views.Noti
 		return err
 	}
 	for i := range chans {
-		j := channelJSON(&chans[i])
+		j := channelJSON(h.opened(&chans[i]))
 		s.Channels = append(s.Channels, views.ChannelRow{ID: j.ID, Type: j.Type, Target: j.URL + j.Address, RatePerMinute: j.RatePerMinute})
 	}
 	list, err := models.Deliveries(ctx, h.DB.Bun, u.ID, "", 20)
@@ -94,12 +94,13 @@ func (h *Handlers) NotifyChannelCreatePage(c echo.Context) error {
 		return h.renderNotifySettings(c, http.StatusBadRequest, views.NotifySettings{Error: err.Error()})
 	}
 	ch.CreatedAt = h.Now()
-	if err := models.CreateChannel(c.Request().Context(), h.DB.Bun, ch); err != nil {
+	secret := ch.Secret
+	if err := models.CreateChannel(c.Request().Context(), h.DB.Bun, h.sealed(ch)); err != nil {
 		return err
 	}
 	s := views.NotifySettings{Saved: "Channel added."}
 	if ch.Type == models.KindWebhook {
-		s.NewSecret = ch.Secret
+		s.NewSecret = secret
 	}
 	return h.renderNotifySettings(c, http.StatusOK, s)
 }

@@ -45,6 +45,8 @@ type UsageJSON struct {
 		Teams []models.Standing `json:"teams"`
 		Users []models.Standing `json:"users"`
 	} `json:"fair_share"`
+	// Idle GPU-hours and what the idle policy gave back (issue 13).
+	Idle models.IdleUsage `json:"idle"`
 }
 
 // usageQuery reads ?range= (day, week or month; day when absent) and
@@ -95,6 +97,9 @@ func (h *Handlers) loadUsage(ctx context.Context, u *models.User, rng string, no
 	cfg, err := models.SchedulerConfig(ctx, h.DB.Bun)
 	if err != nil {
 		return nil, fmt.Errorf("handlers: usage: %w", err)
+	}
+	if out.Idle, err = models.IdleUsageOver(ctx, h.DB.Bun, r, cfg.Threshold(), onlyUser); err != nil { // issue 13
+		return nil, err
 	}
 	teams, users, err := models.FairShareStanding(ctx, h.DB.Bun, now, time.Duration(cfg.FairShare.HalfLife))
 	if err != nil {

@@ -34,6 +34,14 @@ func (h *Handlers) UsagePage(c echo.Context) error {
 	for _, t := range u.GPUHours.UserTotals {
 		v.UserHours = append(v.UserHours, views.UsageRow{Name: t.Name, Value: t.Hours})
 	}
+	for _, t := range u.Idle.Teams { // issue 13
+		v.IdleTeams = append(v.IdleTeams, views.UsageRow{Name: t.Name, Value: t.Hours})
+	}
+	for _, t := range u.Idle.Users {
+		v.IdleUsers = append(v.IdleUsers, views.UsageRow{Name: t.Name, Value: t.Hours})
+	}
+	v.Reclaimed = []views.UsageRow{{Name: "Jobs reclaimed", Value: float64(u.Idle.Reclaims)},
+		{Name: "GPUs given back", Value: float64(u.Idle.ReclaimedGPUs)}, {Name: "Idle GPU-hours ended", Value: u.Idle.ReclaimedHours}}
 	v.Queue = lastQueue(u.Queue.Length, u.Queue.Wait)
 	v.TeamShare, v.UserShare = standingRows(u.FairShare.Teams), standingRows(u.FairShare.Users)
 	nodes, err := models.ListNodes(c.Request().Context(), h.DB.Bun)

@@ -3,6 +3,8 @@ package jobs
 import (
 	"crypto/x509"
 	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
 // NotifyConfig tunes the delivery of notifications.
@@ -22,6 +24,8 @@ type NotifyConfig struct {
 	BookingLead time.Duration
 	// WaitingLong is how long a job may wait before job.waiting_long (zero: 1 h).
 	WaitingLong time.Duration
+	// Secrets opens channels' sealed secrets and URLs (nil: stored in clear).
+	Secrets *models.SecretBox
 	// SMTP is the server-wide mail relay; without Addr, email channels are dead.
 	SMTP SMTPConfig
 }

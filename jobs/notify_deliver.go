@@ -61,37 +61,53 @@ func (w *NotifyDeliverWorker) Work(ctx context.Context, job *river.Job[models.No
 	} else if err != nil {
 		return err
 	}
-	now := w.deps.Now()
-	if n.UserID != nil {
-		prefs, err := models.GetPrefs(ctx, db, *n.UserID)
+	if ch, err = w.deps.Config.Notify.Secrets.Opened(ch); err != nil {
+		return models.MarkDelivery(ctx, db, n.ID, models.DeliveryDead, err.Error(), w.deps.Now())
+	}
+	// One delivery of a channel at a time (a transaction-scoped advisory
+	// lock), so the rate limit holds with many workers and replicas.
+	var retry error
+	err = w.deps.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(13, ?)`, int32(ch.ID)); err != nil {
+			return fmt.Errorf("jobs: lock channel %d: %w", ch.ID, err)
+		}
+		if n, err = models.GetNotification(ctx, tx, n.ID); err != nil || n.State != models.DeliveryPending {
+			return err
+		}
+		now := w.deps.Now()
+		if n.UserID != nil {
+			prefs, err := models.GetPrefs(ctx, tx, *n.UserID)
+			if err != nil {
+				return err
+			}
+			if quiet, until := prefs.Quiet(now); quiet {
+				return river.JobSnooze(until.Sub(now))
+			}
+		}
+		sent, err := models.DeliveredSince(ctx, tx, ch.ID, now.Add(-time.Minute))
 		if err != nil {
 			return err
 		}
-		if quiet, until := prefs.Quiet(now); quiet {
-			return river.JobSnooze(until.Sub(now))
+		if sent >= ch.RatePerMinute {
+			return river.JobSnooze(time.Minute / time.Duration(ch.RatePerMinute))
 		}
-	}
-	sent, err := models.DeliveredSince(ctx, db, ch.ID, now.Add(-time.Minute))
+		p := n.Payload
+		p.DeliveryID = n.ID
+		p.URL = w.deps.Config.Notify.BaseURL + p.Path
+		sendErr := w.sender().send(ctx, ch, &p)
+		if sendErr == nil {
+			return models.MarkDelivery(ctx, tx, n.ID, models.DeliveryDelivered, "", w.deps.Now())
+		}
+		var perm permanentError
+		if errors.As(sendErr, &perm) || job.Attempt >= job.MaxAttempts {
+			w.deps.Logger.Warn("notification dead", "notification", n.ID, "event", n.Event, "channel", ch.ID, "type", ch.Type, "attempt", job.Attempt, "err", sendErr)
+			return models.MarkDelivery(ctx, tx, n.ID, models.DeliveryDead, sendErr.Error(), w.deps.Now())
+		}
+		retry = sendErr
+		return models.MarkDelivery(ctx, tx, n.ID, models.DeliveryPending, sendErr.Error(), w.deps.Now())
+	})
 	if err != nil {
 		return err
 	}
-	if sent >= ch.RatePerMinute {
-		return river.JobSnooze(time.Minute / time.Duration(ch.RatePerMinute))
-	}
-	p := n.Payload
-	p.DeliveryID = n.ID
-	p.URL = w.deps.Config.Notify.BaseURL + p.Path
-	sendErr := w.sender().send(ctx, ch, &p)
-	if sendErr == nil {
-		return models.MarkDelivery(ctx, db, n.ID, models.DeliveryDelivered, "", w.deps.Now())
-	}
-	var perm permanentError
-	if errors.As(sendErr, &perm) || job.Attempt >= job.MaxAttempts {
-		w.deps.Logger.Warn("notification dead", "notification", n.ID, "event", n.Event, "channel", ch.ID, "type", ch.Type, "attempt", job.Attempt, "err", sendErr)
-		return models.MarkDelivery(ctx, db, n.ID, models.DeliveryDead, sendErr.Error(), w.deps.Now())
-	}
-	if err := models.MarkDelivery(ctx, db, n.ID, models.DeliveryPending, sendErr.Error(), w.deps.Now()); err != nil {
-		return err
-	}
-	return sendErr
+	return retry
 }

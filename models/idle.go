@@ -129,3 +129,25 @@ func IdleWarnedCount(ctx context.Context, db bun.IDB) (int, error) {
 	}
 	return int(n), nil
 }
+
+// ReclaimTimes maps running jobs warned under a release policy to when
+// their GPUs will be given back ([1]) and since when they are idle ([0]).
+func ReclaimTimes(ctx context.Context, db bun.IDB) (map[int64][2]time.Time, error) {
+	cfg, err := SchedulerConfig(ctx, db)
+	if err != nil || cfg.IdleAction != "release" {
+		return nil, err
+	}
+	var rows []JobIdle
+	if err := db.NewSelect().Model(&rows).Where("warned_at IS NOT NULL AND reclaimed_at IS NULL").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("models: reclaim times: %w", err)
+	}
+	out := make(map[int64][2]time.Time, len(rows))
+	for _, r := range rows {
+		since := *r.WarnedAt
+		if r.IdleSince != nil {
+			since = *r.IdleSince
+		}
+		out[r.JobID] = [2]time.Time{since, r.WarnedAt.Add(time.Duration(cfg.IdleGrace))}
+	}
+	return out, nil
+}

@@ -74,19 +74,25 @@ func DeleteChannel(ctx context.Context, db bun.IDB, userID, id int64) error {
 // EnsureTeamChannel makes sure the one server-wide channel of a type (no
 // owner) points at target; an empty target removes it. Serve calls it at
 // start with its configuration (GPUSCHED_SLACK_WEBHOOK_URL).
-func EnsureTeamChannel(ctx context.Context, db bun.IDB, typ, target string) error {
-	if _, err := db.NewDelete().Model((*NotificationChannel)(nil)).
-		Where("user_id IS NULL AND type = ? AND target <> ?", typ, target).Exec(ctx); err != nil {
-		return fmt.Errorf("models: replace team %s channel: %w", typ, err)
+func EnsureTeamChannel(ctx context.Context, db bun.IDB, box *SecretBox, typ, target string) error {
+	var team []NotificationChannel
+	if err := db.NewSelect().Model(&team).Where("user_id IS NULL AND type = ?", typ).Scan(ctx); err != nil {
+		return fmt.Errorf("models: team %s channels: %w", typ, err)
 	}
-	if target == "" {
+	kept := false
+	for _, ch := range team {
+		if t, err := box.Open(ch.Target); err == nil && t == target && !kept {
+			kept = true
+			continue
+		}
+		if _, err := db.NewDelete().Model((*NotificationChannel)(nil)).Where("id = ?", ch.ID).Exec(ctx); err != nil {
+			return fmt.Errorf("models: replace team %s channel: %w", typ, err)
+		}
+	}
+	if target == "" || kept {
 		return nil
 	}
-	n, err := db.NewSelect().Model((*NotificationChannel)(nil)).Where("user_id IS NULL AND type = ?", typ).Count(ctx)
-	if err != nil || n > 0 {
-		return err
-	}
-	return CreateChannel(ctx, db, &NotificationChannel{Type: typ, Target: target, CreatedAt: time.Now()})
+	return CreateChannel(ctx, db, &NotificationChannel{Type: typ, Target: box.Seal(target), CreatedAt: time.Now()})
 }
 
 // DeliveredSince counts a channel's deliveries since t (the rate limit).
@@ -117,4 +123,13 @@ func SendTest(ctx context.Context, db bun.IDB, ch *NotificationChannel, now time
 		return 0, err
 	}
 	return id, EnqueueDeliveries(ctx, db, []int64{id})
+}
+
+// TeamChannels returns the channels without an owner.
+func TeamChannels(ctx context.Context, db bun.IDB) ([]NotificationChannel, error) {
+	var out []NotificationChannel
+	if err := db.NewSelect().Model(&out).Where("user_id IS NULL").OrderExpr("id").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("models: team channels: %w", err)
+	}
+	return out, nil
 }

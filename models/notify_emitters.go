@@ -102,3 +102,18 @@ func emitNodeUp(ctx context.Context, db bun.IDB, nodeID int64, now time.Time) er
 	}
 	return EmitNodeEvent(ctx, db, EventNodeUp, name, now)
 }
+
+// EmitBookingClashed tells a booking's owner that an admin's edit moved or
+// shrank it (call it in the edit's transaction). subject distinguishes edits
+// of one booking (e.g. the audit entry's id).
+func EmitBookingClashed(ctx context.Context, db bun.IDB, bookingID int64, reason, subject string, now time.Time) error {
+	var b bookingRow
+	err := db.NewRaw(`SELECT b.*, u.email AS owner FROM bookings b JOIN users u ON u.id = b.user_id WHERE b.id = ?`, bookingID).Scan(ctx, &b)
+	if err != nil {
+		return fmt.Errorf("models: booking %d for booking.clashed: %w", bookingID, err)
+	}
+	p := EventPayload{Title: fmt.Sprintf("Your booking of %d GPUs was changed by an admin", b.GPUCount), Path: "/bookings", Reason: reason,
+		Booking: &EventBooking{ID: b.ID, Kind: b.Kind, Owner: b.Owner, GPUCount: b.GPUCount, StartsAt: b.StartsAt.UTC(), EndsAt: b.EndsAt.UTC()}}
+	return Emit(ctx, db, NotifyEvent{Name: EventBookingClashed, Subject: fmt.Sprintf("booking:%d#%s", b.ID, subject),
+		Users: []int64{b.UserID}, Payload: p}, now)
+}

@@ -82,3 +82,14 @@ document.addEventListener("DOMContentLoaded", function () {
     if (r.status === 204 && zone !== "UTC") window.location.reload();
   });
 });
+
+// Notifications (issue 13): every page's event stream also carries
+// "notifications"; the nav bell refreshes on them ("bell-refresh").
+document.addEventListener("htmx:sseOpen", function (e) {
+  var src = e.detail && e.detail.source;
+  if (!src || src.gpuschedBell) return;
+  src.gpuschedBell = true;
+  src.addEventListener("notifications", function () {
+    document.body.dispatchEvent(new Event("bell-refresh"));
+  });
+});

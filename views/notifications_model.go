@@ -1,6 +1,9 @@
 package views
 
-import "strconv"
+import (
+	"strconv"
+	"time"
+)
 
 // The notifications pages' models (issue 13).
 
@@ -77,7 +80,18 @@ type NotifySettings struct {
 	Saved      string
 }
 
-// AdminNotifications is the admin page of dead deliveries.
+// AdminNotifications is the admin page of dead deliveries and team channels.
 type AdminNotifications struct {
 	Dead []DeliveryRow
+	// Team are the channels without an owner (GPUSCHED_SLACK_WEBHOOK_URL).
+	Team []ChannelRow
+}
+
+// idleCountdown is the time left until at, "now" once past.
+func idleCountdown(at, now time.Time) string {
+	d := at.Sub(now).Round(time.Second)
+	if d <= 0 {
+		return "moments"
+	}
+	return d.String()
 }

@@ -23,6 +23,9 @@ type Usage struct {
 	TeamShare, UserShare []UsageStanding
 	// NodeChoices are the nodes the per-GPU graph may be narrowed to.
 	NodeChoices []UsageNode
+	// Idle GPU-hours by team and user, and what reclaim gave back (issue 13).
+	IdleTeams, IdleUsers []UsageRow
+	Reclaimed            []UsageRow
 }
 
 // UsageNode is a node as the per-GPU graph's picker offers it.

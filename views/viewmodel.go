@@ -156,6 +156,8 @@ type GPU struct {
 	Condition string
 	// IdleSince is when an allocated GPU fell near 0% utilization (zero: busy).
 	IdleSince time.Time
+	// ReclaimAt is when the idle policy will give it back (zero: not warned).
+	ReclaimAt time.Time
 	// ReservedBy names who books or holds the GPU now (State "booked" or "held").
 	ReservedBy string
 	// Until says until when the GPU stays as it is, in the viewer's zone:

@@ -64,7 +64,7 @@ func TestNotifyPreferencesAndBellInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	poll(t, tab, "the idle notification listed", `document.querySelector('[data-testid=notification][data-event="gpu.idle"]') !== null`, 5*time.Second)
-	if err := chromedp.Do(tab, chromedp.Click(`[data-testid=mark-all-read]`), chromedp.WaitVisible(`[data-testid=notification-list]`)); err != nil {
+	if err := chromedp.Do(tab, chromedp.Click(`[data-testid=mark-all-read]`), chromedp.WaitNotPresent(`[data-testid=mark-all-read]`)); err != nil {
 		t.Fatal(err)
 	}
 	poll(t, tab, "the count gone once read", `document.querySelector('[data-testid=bell-count]') === null`, 5*time.Second)

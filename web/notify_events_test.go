@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,5 +76,22 @@ func TestNotifyTimedAndNodeEvents(t *testing.T) {
 	}
 	if got := inAppEvents(t, s, ana); got[models.EventNodeDown] != 0 {
 		t.Fatalf("a member got node events: %v", got)
+	}
+}
+
+// Admin → Notifications lists the team channel (redacted) and dead deliveries.
+func TestAdminNotificationsPage(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	if err := models.EnsureTeamChannel(t.Context(), s.DB.Bun, s.Handlers.Secrets, models.KindSlack, "https://hooks.slack.com/services/T0/B0/teamsecret"); err != nil {
+		t.Fatal(err)
+	}
+	admin := s.Login(t, "root@example.com")
+	if _, err := s.DB.Bun.NewRaw("UPDATE users SET role = 'admin' WHERE email = 'root@example.com'").Exec(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	st, body := fetchPage(t, s, admin, "/admin/notifications")
+	if st != 200 || !strings.Contains(body, "https://hooks.slack.com/services/") || strings.Contains(body, "teamsecret") {
+		t.Fatalf("admin notifications page: %d\n%s", st, body)
 	}
 }

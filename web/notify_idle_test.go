@@ -63,9 +63,9 @@ func TestIdleReclaimEndToEnd(t *testing.T) {
 	s := testserver.New(t) // the idle policy runs every 500 ms there
 	startIdleNode(t, s, "1x2:H100-80GB")
 	adminTok, _ := s.UserToken(t, models.RoleAdmin)
-	putIdlePolicy(t, s, adminTok, map[string]any{"idle_action": "release", "idle_after": "1s", "idle_grace": "1s"})
+	putIdlePolicy(t, s, adminTok, map[string]any{"idle_action": "release", "idle_after": "1s", "idle_grace": "3s"})
 
-	tok, _ := s.UserToken(t, models.RoleMember)
+	tok, owner := s.UserToken(t, models.RoleMember)
 	recv := newWebhookReceiver(t, func(int32) int { return 200 })
 	ch := addChannel(t, s, tok, `{"type":"webhook","url":"`+recv.URL+`"}`)
 	recv.secret.Store(ch.Secret)
@@ -86,6 +86,14 @@ func TestIdleReclaimEndToEnd(t *testing.T) {
 	idle := recv.next(t, models.EventGPUIdle, 15*time.Second)
 	if !idle.SignatureOK || idle.Payload.Idle == nil || idle.Payload.Idle.ReclaimAt == nil || idle.Payload.Job.GPUCount != 2 {
 		t.Fatalf("gpu.idle %+v", idle.Payload)
+	}
+	// The owner's job page shows the warning with the countdown.
+	page := s.Login(t, owner.Email)
+	if _, body := fetchPage(t, s, page, fmt.Sprintf("/jobs/%d", idle.Payload.Job.ID)); !strings.Contains(body, `data-testid="idle-countdown"`) {
+		t.Errorf("the job page shows no idle countdown:\n%s", body)
+	}
+	if _, body := fetchPage(t, s, page, "/fragments/cluster"); !strings.Contains(body, `data-field="reclaim"`) {
+		t.Errorf("the tiles do not say when the GPUs go back:\n%s", body)
 	}
 	gone := recv.next(t, models.EventGPUReclaimed, 15*time.Second)
 	if !strings.HasPrefix(gone.Payload.Reason, "reclaimed: idle for ") {

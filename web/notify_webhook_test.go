@@ -108,6 +108,11 @@ func TestNotifyWebhookJobFinished(t *testing.T) {
 	if strings.Contains(string(list), ch.Secret) {
 		t.Fatalf("the secret is shown again: %s", list)
 	}
+	var stored string
+	if err := s.DB.Bun.NewRaw("SELECT secret FROM notification_channels WHERE id = ?", ch.ID).Scan(t.Context(), &stored); err != nil ||
+		strings.Contains(stored, ch.Secret) || !strings.HasPrefix(stored, "sealed:v1:") {
+		t.Fatalf("the secret is stored in clear or not at all: %q (%v)", stored, err)
+	}
 
 	if st, b := s.Do(t, "POST", "/api/v1/cluster/gpu-allocate", tok, `{"job_id":"train-7","gpu_count":2,"timeout_s":20}`); st != 200 {
 		t.Fatalf("allocate: %d %s", st, b)
@@ -198,5 +203,29 @@ func TestNotifyChannelValidation(t *testing.T) {
 		if msg, _ := testserver.APIError(t, b); st != 400 || !strings.HasPrefix(msg, tc.field+":") {
 			t.Errorf("%s: %d %s", tc.body, st, b)
 		}
+	}
+}
+
+// A channel's rate limit makes later deliveries wait instead of sending.
+func TestNotifyRateLimit(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	tok, _ := s.UserToken(t, models.RoleMember)
+	recv := newWebhookReceiver(t, func(int32) int { return 200 })
+	ch := addChannel(t, s, tok, `{"type":"webhook","url":"`+recv.URL+`","rate_per_minute":1}`)
+	recv.secret.Store(ch.Secret)
+	for range 2 {
+		if st, b := s.Do(t, "POST", "/api/v1/notifications/channels/"+strconv.FormatInt(ch.ID, 10)+"/test", tok, ""); st != 202 {
+			t.Fatalf("test: %d %s", st, b)
+		}
+	}
+	recv.next(t, models.EventTest, 5*time.Second)
+	time.Sleep(time.Second)
+	if n := recv.calls.Load(); n != 1 {
+		t.Fatalf("%d deliveries within the minute, want 1", n)
+	}
+	_, b := s.Do(t, "GET", "/api/v1/notifications/deliveries?state=pending", tok, "")
+	if !contains(b, `"state":"pending"`) {
+		t.Fatalf("the second delivery should wait: %s", b)
 	}
 }

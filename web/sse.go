@@ -68,6 +68,9 @@ func (h *Hub) Stream(c echo.Context) error {
 	if len(topics) == 0 {
 		topics = sseTopics
 	}
+	if !slices.Contains(topics, "notifications") {
+		topics = append(topics, "notifications") // the nav bell's (issue 13)
+	}
 	events, cancel := h.listener.Subscribe(topics...)
 	defer cancel()
 

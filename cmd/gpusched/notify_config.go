@@ -15,10 +15,13 @@ import (
 // GPUSCHED_SMTP_REQUIRE_TLS (default true), GPUSCHED_SLACK_WEBHOOK_URL (the
 // team channel, secret, or _FILE), GPUSCHED_NOTIFY_ALLOW_PRIVATE (webhooks
 // to loopback and link-local addresses; default true only in dev) and
-// GPUSCHED_NOTIFY_TIMEOUT (one delivery attempt, default 10s).
+// GPUSCHED_NOTIFY_TIMEOUT (one delivery attempt, default 10s),
+// GPUSCHED_NOTIFY_BOOKING_LEAD (booking.starting, default 15m) and
+// GPUSCHED_NOTIFY_WAITING_LONG (job.waiting_long, default 1h).
 func notifyConfig(str func(flag, def string, vars ...string) string, dur func(string, time.Duration) time.Duration,
 	fail func(string, ...any), dev bool, baseURL string) (jobs.NotifyConfig, string) {
 	nc := jobs.NotifyConfig{BaseURL: baseURL, Timeout: dur("GPUSCHED_NOTIFY_TIMEOUT", 10*time.Second),
+		BookingLead: dur("GPUSCHED_NOTIFY_BOOKING_LEAD", 15*time.Minute), WaitingLong: dur("GPUSCHED_NOTIFY_WAITING_LONG", time.Hour),
 		SMTP: jobs.SMTPConfig{
 			Addr:     str("", "", "GPUSCHED_SMTP_ADDR"),
 			Username: str("", "", "GPUSCHED_SMTP_USERNAME"),

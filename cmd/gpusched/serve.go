@@ -106,7 +106,11 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 			NotifyAllowPrivate: cfg.Notify.AllowPrivateTargets, NotifyEmail: cfg.Notify.SMTP.Addr != ""},
 	}
 	// Notifications: the team's Slack channel from the configuration.
-	if err := models.EnsureTeamChannel(ctx, db.DB.Bun, models.KindSlack, cfg.SlackWebhookURL); err != nil {
+	if h.Secrets, err = models.NewSecretBox(keys); err != nil {
+		return err
+	}
+	deps.Config.Notify.Secrets = h.Secrets
+	if err := models.EnsureTeamChannel(ctx, db.DB.Bun, h.Secrets, models.KindSlack, cfg.SlackWebhookURL); err != nil {
 		return err
 	}
 	// Sign-in providers: built now, discovered in the background (see below),

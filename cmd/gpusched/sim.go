@@ -29,8 +29,10 @@ type simFlags struct {
 	policies               []string
 	agent                  sim.SignalOptions // --agent-signals: holds off and on
 	json                   bool
-	checkpointable         float64       // share of jobs that checkpoint
-	restartOverhead        time.Duration // a resumed run's reload time
+	checkpointable         float64         // share of jobs that checkpoint
+	restartOverhead        time.Duration   // a resumed run's reload time
+	idle                   sim.IdleOptions // --idle-reclaim (issue 13)
+	idleReclaim            bool
 }
 
 func newSimCmd() *cobra.Command {
@@ -78,6 +80,12 @@ default ("default") are compared, in this order:
 	fl.StringVar(&f.estimates, "estimates", "exact", "what jobs announce: exact (or noisy) runtimes, none, or learned: the scoring model's estimate for the job's shape from jobs finished before it")
 	fl.Float64Var(&f.checkpointable, "checkpointable", 0.5, "share of jobs that checkpoint (0-1): preempted, they keep their progress and resume after --restart-overhead")
 	fl.DurationVar(&f.restartOverhead, "restart-overhead", sim.DefaultRestartOverhead, "reload time of each resumed run of a checkpointing job (GPU time lost)")
+	// Idle reclaim (issue 13): what giving idle GPUs back would return.
+	fl.BoolVar(&f.idleReclaim, "idle-reclaim", false, "report the GPU time an idle release policy would give back (idle tails marked per --idle-share, --idle-tail-mean)")
+	fl.Float64Var(&f.idle.Share, "idle-share", 0.2, "share of jobs whose GPUs sit idle at the end of their hold")
+	fl.DurationVar(&f.idle.TailMean, "idle-tail-mean", 2*time.Hour, "mean idle tail (exponential, capped at the runtime)")
+	fl.DurationVar(&f.idle.After, "idle-after", 2*time.Hour, "the policy's idle_after")
+	fl.DurationVar(&f.idle.Grace, "idle-grace", 30*time.Minute, "the policy's idle_grace")
 	return cmd
 }
 
@@ -124,6 +132,17 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 			sum.Types, sum.Learned, sum.Defaulted, sum.MedianLogError, sum.MedianLogErrorAll, 100*sum.Underestimated)
 	default:
 		return fmt.Errorf("--estimates %q must be exact, none or learned", f.estimates)
+	}
+	if f.idleReclaim { // issue 13
+		f.idle.Seed = f.seed
+		r, err := sim.CompareIdle(w, policies, f.idle, runtime.GOMAXPROCS(0))
+		if err != nil {
+			return err
+		}
+		if f.json {
+			return r.WriteJSON(cmd.OutOrStdout())
+		}
+		return r.WriteText(cmd.OutOrStdout())
 	}
 	if f.agent.Recall > 0 {
 		f.agent.Seed = f.seed

@@ -103,6 +103,11 @@ func NewWith(t testing.TB, o Options) *Server {
 		Migrations: migrations.New(db.Pool, logger), Listener: listener, CanRun: deps.Executors.Has, Stop: deps.Stop,
 		Notifier: &models.Notifier{Pool: db.Pool, Logger: logger, Window: 50 * time.Millisecond},
 		Config:   handlers.Config{Version: "test", Dev: true, DevLogin: true, HeartbeatInterval: time.Second, NotifyAllowPrivate: true}}
+	// Notification secrets are sealed as in serve (issue 13).
+	if h.Secrets, err = models.NewSecretBox([][]byte{bytes.Repeat([]byte("k"), 32)}); err != nil {
+		t.Fatal(err)
+	}
+	deps.Config.Notify.Secrets = h.Secrets
 	if h.Scoring, err = handlers.NewScoring(scoring.DefaultConfig(), nil, db, reg); err != nil {
 		t.Fatal(err)
 	}
