@@ -27,6 +27,10 @@ func (h *Handlers) DevLogin(c echo.Context) error {
 		page := h.Page(c, "Sign in", "")
 		return render(c, http.StatusBadRequest, views.DevLoginPage(page, views.DevLogin{Email: c.FormValue("email"), Next: next, Error: "Enter an email address, like ana@example.com."}))
 	}
+	if h.accountLimited(c, email) {
+		page := h.Page(c, "Sign in", "")
+		return render(c, tooMany, views.DevLoginPage(page, views.DevLogin{Email: email, Next: next, Error: errAccountLimited}))
+	}
 	var user *models.User
 	err = h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
 		u, err := models.GetUserByEmail(ctx, tx, email)
@@ -64,15 +68,8 @@ func (h *Handlers) DevLogin(c echo.Context) error {
 
 // Logout handles POST /auth/logout.
 func (h *Handlers) Logout(c echo.Context) error {
-	h.Sessions.Logout(c)
-	return c.Redirect(http.StatusSeeOther, "/login")
-}
-
-// safeNext keeps a post-login redirect on this site: only absolute paths,
-// never "//host" or a scheme.
-func safeNext(next string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return "/"
+	if err := h.Sessions.Logout(c); err != nil {
+		return err
 	}
-	return next
+	return c.Redirect(http.StatusSeeOther, "/login")
 }

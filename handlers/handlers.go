@@ -32,12 +32,20 @@ type Config struct {
 
 	// Bookings calendar: per-user limits (zero values take the defaults in booking_limits.go).
 	Bookings BookingLimits
+
+	// Notifications (issue 13): webhook and Slack URLs may name loopback or
+	// link-local addresses (dev and tests only; SSRF otherwise).
+	NotifyAllowPrivate bool
+	// NotifyEmail says an SMTP relay is configured, so email channels work.
+	NotifyEmail bool
 }
 
 // Sessions signs browser users in and out (implemented by web).
 type Sessions interface {
+	// Login starts a server-side session; Logout ends the browser's session
+	// everywhere (a copied cookie dies with it).
 	Login(c echo.Context, userID int64) error
-	Logout(c echo.Context)
+	Logout(c echo.Context) error
 	// SetFlow and TakeFlow keep a sign-in in progress in a short-lived sealed cookie.
 	SetFlow(c echo.Context, v any, ttl time.Duration) error
 	TakeFlow(c echo.Context, v any) bool
@@ -74,6 +82,9 @@ type Handlers struct {
 
 	// SignIn are the configured identity providers (nil: none; the dev sign-in may still be on).
 	SignIn *signin.Providers
+	// SignInAccountLimit reports whether account may sign in once more now
+	// (per-account rate limit; nil: no limit). Set by web.New.
+	SignInAccountLimit func(account string) bool
 
 	capCache capacityCache
 }

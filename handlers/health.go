@@ -3,6 +3,8 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -23,7 +25,9 @@ type readyCheck struct {
 }
 
 // Readyz handles GET /readyz: the database answers and both our schema and
-// River's are current. 503 otherwise, with what failed.
+// River's are current. 503 otherwise, with what failed. Sign-in providers
+// that cannot be reached are named under "signin" without making the
+// server unready.
 func (h *Handlers) Readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 3*time.Second)
 	defer cancel()
@@ -45,6 +49,18 @@ func (h *Handlers) Readyz(c echo.Context) error {
 		default:
 			checks["migrations"] = readyCheck{OK: true}
 		}
+	}
+	// Sign-in providers (sign-in branch): reported, never fatal. A provider
+	// that is down must not take the API and the node agents with it.
+	if down := h.SignIn.Unavailable(); len(down) > 0 {
+		var lines []string
+		for name, why := range down {
+			lines = append(lines, name+": "+why)
+		}
+		sort.Strings(lines)
+		checks["signin"] = readyCheck{Detail: "unavailable (the server stays ready): " + strings.Join(lines, "; ")}
+	} else if len(h.SignIn.List()) > 0 {
+		checks["signin"] = readyCheck{OK: true}
 	}
 	status, word := http.StatusOK, "ready"
 	if !ready {

@@ -29,7 +29,11 @@ func (h *Handlers) renderLogin(c echo.Context, status int, next, msg string) err
 	}
 	l := views.Login{Next: next, Error: msg}
 	for _, p := range providers {
-		l.Providers = append(l.Providers, views.LoginProvider{Name: p.Name, Label: p.Label})
+		lp := views.LoginProvider{Name: p.Name, Label: p.Label}
+		if ok, why := p.Available(); !ok {
+			lp.Unavailable = why
+		}
+		l.Providers = append(l.Providers, lp)
 	}
 	if h.Config.DevLogin {
 		l.Dev = &views.DevLogin{Email: "dev@localhost.localdomain", Next: next}

@@ -14,6 +14,8 @@ type Principal struct {
 	User  *models.User
 	Node  *models.Node
 	Token *models.APIToken // nil for browser sessions
+	// SessionID is the browser session's row (0 for tokens).
+	SessionID int64
 }
 
 // SetPrincipal records the caller on the request context.

@@ -17,9 +17,11 @@ func (h *Handlers) SSOBegin(c echo.Context) error {
 	if !ok {
 		return echo.ErrNotFound
 	}
-	flow, authURL, err := p.Start(safeNext(c.QueryParam("next")))
+	next := safeNext(c.QueryParam("next"))
+	flow, authURL, err := p.Start(c.Request().Context(), next)
 	if err != nil {
-		return fmt.Errorf("handlers: sign-in begin: %w", err)
+		h.log(c).Warn("sign-in provider unavailable", "provider", p.Name, "err", err)
+		return h.renderLogin(c, http.StatusServiceUnavailable, next, fmt.Sprintf("%s is not reachable right now, so sign-in with it cannot start. Try again in a minute, or tell an admin.", p.Label))
 	}
 	if err := h.Sessions.SetFlow(c, flow, signin.FlowLifetime); err != nil {
 		return err

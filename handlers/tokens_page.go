@@ -30,5 +30,5 @@ func (h *Handlers) renderTokens(c echo.Context, status int, t views.Tokens) erro
 		t.List = append(t.List, row)
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
-	return render(c, status, views.TokensPage(h.Page(c, "API tokens", "tokens"), t))
+	return render(c, status, views.TokensPage(h.Page(c, "API tokens", "settings"), t))
 }

@@ -47,6 +47,11 @@ func SweepNodes(ctx context.Context, d Deps) error {
 		} else if n > 0 {
 			d.Logger.Warn("jobs of down nodes lost", "nodes", down, "jobs", n)
 		}
+		for _, name := range down { // notifications (issue 13)
+			if err := models.EmitNodeEvent(ctx, tx, models.EventNodeDown, name, d.Now()); err != nil {
+				return err
+			}
+		}
 		payload := strings.Join(down, ",")
 		if err := models.Notify(ctx, tx, models.ChannelNodes, payload); err != nil {
 			return err

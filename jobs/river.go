@@ -29,6 +29,8 @@ type Config struct {
 	Scoring scoring.Config
 	// Retention is how long the usage history is kept (zero: models.DefaultRetention).
 	Retention models.Retention
+	// Notify tunes notification delivery (issue 13).
+	Notify NotifyConfig
 }
 
 // Deps are what workers need. River is set by NewClient.
@@ -63,12 +65,15 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &RayDispatchWorker{deps: d})
 	river.AddWorker(workers, &RaySyncWorker{deps: d})
 	river.AddWorker(workers, &TelemetryRollupWorker{deps: d})
+	// Notifications and idle reclaim (issue 13).
+	addNotifyWorkers(workers, d)
 
 	client, err := river.NewClient(riverpgxv5.New(d.DB.Pool), &river.Config{
 		Logger: d.Logger.With("component", "river"),
 		Queues: map[string]river.QueueConfig{
 			river.QueueDefault: {MaxWorkers: max(d.Config.Workers, 1)},
 			QueueScheduler:     {MaxWorkers: 1},
+			models.QueueNotify: {MaxWorkers: 8, FetchPollInterval: 100 * time.Millisecond}, // deliveries (issue 13)
 		},
 		// Passes are latency-sensitive: pick new jobs up quickly.
 		FetchCooldown: 5 * time.Millisecond,
@@ -98,5 +103,6 @@ func periodicJobs(cfg Config) []*river.PeriodicJob {
 		holdExpiryPeriodic(),
 		scoringObservePeriodic(),
 		telemetryRollupPeriodic(),
+		notifySweepPeriodic(), idleReclaimPeriodic(cfg), notifyTimersPeriodic(), // issue 13
 	}
 }

@@ -1,2 +1,1 @@
--- Reserved: this step is filled in by the change that needs it; until then it does nothing.
-SELECT 1;
+DROP TABLE IF EXISTS sessions;

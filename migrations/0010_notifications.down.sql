@@ -1,2 +1,4 @@
--- Reserved: this step is filled in by the change that needs it; until then it does nothing.
-SELECT 1;
+DROP TABLE IF EXISTS job_idle;
+DROP TABLE IF EXISTS notifications;
+DROP TABLE IF EXISTS notification_preferences;
+DROP TABLE IF EXISTS notification_channels;

@@ -138,6 +138,11 @@ func RecordHeartbeat(ctx context.Context, db bun.IDB, nodeID int64, samples []GP
 		Where("id = ?", nodeID).Exec(ctx); err != nil {
 		return res, fmt.Errorf("models: heartbeat of node %d: %w", nodeID, err)
 	}
+	if prev == NodeDown { // notifications (issue 13)
+		if err := emitNodeUp(ctx, db, nodeID, now); err != nil {
+			return res, err
+		}
+	}
 	if samples == nil {
 		samples = []GPUTelemetry{}
 	}

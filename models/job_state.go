@@ -98,6 +98,10 @@ func MoveJob(ctx context.Context, db bun.IDB, id int64, to, reason string, actor
 	if err := Notify(ctx, db, ChannelJobs, fmt.Sprintf("%d", id)); err != nil {
 		return nil, err
 	}
+	// Notifications (issue 13): told in the same transaction as the move.
+	if err := emitJobMove(ctx, db, j, reason, now); err != nil {
+		return nil, err
+	}
 	return j, nil
 }
 

@@ -9,8 +9,8 @@ import (
 )
 
 // SetUserDisabled disables (at now) or re-enables a user. A disabled user
-// cannot sign in; their sessions and tokens stop working at once (the token
-// cache is told through the tokens channel).
+// cannot sign in; their sessions end and their tokens stop working at once
+// (the token and session caches are told through the tokens channel).
 func SetUserDisabled(ctx context.Context, db bun.IDB, id int64, disabled bool, now time.Time) error {
 	q := db.NewUpdate().Model((*User)(nil)).Set("updated_at = now()").Where("id = ?", id)
 	if disabled {
@@ -24,6 +24,11 @@ func SetUserDisabled(ctx context.Context, db bun.IDB, id int64, disabled bool, n
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("models: disable user %d: %w", id, ErrNotFound)
+	}
+	if disabled {
+		if _, err := EndUserSessions(ctx, db, id, now); err != nil {
+			return err
+		}
 	}
 	return Notify(ctx, db, ChannelTokens, fmt.Sprintf("user:%d", id))
 }

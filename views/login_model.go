@@ -18,6 +18,8 @@ type Login struct {
 // LoginProvider is one identity provider's button.
 type LoginProvider struct {
 	Name, Label string
+	// Unavailable says why the provider cannot take sign-ins now ("": it can).
+	Unavailable string
 }
 
 // SignInURL is where the provider's button goes.

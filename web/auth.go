@@ -68,17 +68,16 @@ func (s *Server) bearer(kind tokenKind) echo.MiddlewareFunc {
 	}
 }
 
-// session loads the signed-in user from the session cookie, if any.
+// session loads the signed-in user from the session cookie, if its
+// server-side session is live and the user enabled.
 func (s *Server) session(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if id, ok := s.sessions.UserID(c.Request()); ok {
-			u, err := models.GetUser(c.Request().Context(), s.db.Bun, id)
-			switch {
-			case err == nil && u.DisabledAt == nil:
-				handlers.SetPrincipal(c, &handlers.Principal{User: u})
-			case err != nil && !errors.Is(err, models.ErrNotFound):
-				return fmt.Errorf("web: load session user: %w", err)
-			}
+		in, ok, err := s.sessions.Lookup(c.Request().Context(), c.Request(), c.RealIP())
+		if err != nil {
+			return err
+		}
+		if ok {
+			handlers.SetPrincipal(c, &handlers.Principal{User: in.User, SessionID: in.SessionID})
 		}
 		return next(c)
 	}

@@ -136,6 +136,34 @@ func authzRows() map[string]authzRow {
 		"GET /settings/tokens":                 {want: page(200)},
 		"POST /settings/tokens":                {req: path("", "name=laptop"), want: post(201)},
 		"POST /settings/tokens/:prefix/revoke": {req: (*authzFixture).revoke, want: [4]int{401, 303, 404, 404}},
+		// Settings and sessions (sign-in branch): one's own sessions; admins end anyone's.
+		"GET /settings":                      {want: page(200)},
+		"POST /settings/sessions/end-all":    {want: post(303)},
+		"POST /settings/sessions/:id/end":    {req: (*authzFixture).memberSession, want: [4]int{401, 303, 404, 404}},
+		"POST /admin/users/:id/sessions/end": {req: signedInUser("/admin/users/%d/sessions/end"), want: adminPost(303)},
+		"DELETE /api/v1/users/:id/sessions":  {req: signedInUser("/api/v1/users/%d/sessions"), want: adminAPI(200)},
+
+		// Notifications: one's own preferences, channels and bell; dead deliveries for admins.
+		"GET /api/v1/me/notifications":                     {want: user(200)},
+		"PUT /api/v1/me/notifications":                     {req: path("", `{}`), want: user(200)},
+		"GET /api/v1/notifications":                        {want: user(200)},
+		"POST /api/v1/notifications/read":                  {req: path("", `{}`), want: user(200)},
+		"GET /api/v1/notifications/deliveries":             {want: user(200)},
+		"GET /api/v1/notifications/channels":               {want: user(200)},
+		"POST /api/v1/notifications/channels":              {req: path("", `{"type":"webhook","url":"https://hooks.example.com/x"}`), want: user(201)},
+		"DELETE /api/v1/notifications/channels/:id":        {req: path("/api/v1/notifications/channels/999999", ""), want: [4]int{401, 404, 404, 404}},
+		"POST /api/v1/notifications/channels/:id/test":     {req: path("/api/v1/notifications/channels/999999/test", ""), want: [4]int{401, 404, 404, 404}},
+		"GET /fragments/bell":                              {want: page(200)},
+		"GET /notifications":                               {want: page(200)},
+		"POST /notifications/read":                         {want: post(303)},
+		"GET /settings/notifications":                      {want: page(200)},
+		"POST /settings/notifications":                     {want: post(200)},
+		"POST /settings/notifications/channels":            {req: path("", "type=webhook&target=https%3A%2F%2Fhooks.example.com%2Fy"), want: post(200)},
+		"POST /settings/notifications/channels/:id/test":   {req: path("/settings/notifications/channels/999999/test", ""), want: [4]int{401, 404, 404, 404}},
+		"POST /settings/notifications/channels/:id/delete": {req: path("/settings/notifications/channels/999999/delete", ""), want: [4]int{401, 404, 404, 404}},
+		"GET /api/v1/jobs/:id/idle":                        {req: jobPath("/api/v1/jobs/%d/idle", ""), want: own(200, 404)},
+		"PUT /api/v1/jobs/:id/idle":                        {req: jobPath("/api/v1/jobs/%d/idle", `{"idle_ok":false}`), want: own(200, 404)},
+		"GET /admin/notifications":                         {want: adminPage(200)},
 
 		// Time zone setting (calview): anyone signed in, for themselves.
 		"GET /settings/time-zone":  {want: page(200)},
@@ -234,6 +262,9 @@ func TestAuthorizationOfEveryRoute(t *testing.T) {
 			}
 			if diff := cmp.Diff(row.want, got); diff != "" {
 				t.Errorf("statuses as [anonymous member other admin] (-want +got):\n%s", diff)
+			}
+			if endsCallersSessions[key] {
+				f.relogin()
 			}
 		})
 	}

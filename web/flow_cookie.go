@@ -49,25 +49,11 @@ func (s *Sessions) TakeFlow(c echo.Context, v any) bool {
 	if err != nil || ck.Value == "" {
 		return false
 	}
-	sealed, err := base64.RawURLEncoding.DecodeString(ck.Value)
-	if err != nil {
+	var p flowPayload
+	if !s.open(ck.Value, FlowCookie, &p) || s.now().Unix() >= p.Expires {
 		return false
 	}
-	for _, aead := range s.aeads {
-		if len(sealed) < aead.NonceSize() {
-			continue
-		}
-		raw, err := aead.Open(nil, sealed[:aead.NonceSize()], sealed[aead.NonceSize():], []byte(FlowCookie))
-		if err != nil {
-			continue
-		}
-		var p flowPayload
-		if json.Unmarshal(raw, &p) != nil || s.now().Unix() >= p.Expires {
-			return false
-		}
-		return json.Unmarshal(p.Value, v) == nil
-	}
-	return false
+	return json.Unmarshal(p.Value, v) == nil
 }
 
 // flowCookie is Lax so that the provider's top-level redirect back carries it.

@@ -20,9 +20,28 @@ type RateLimit struct {
 	Burst int
 }
 
-// DefaultSignInRate lets a browser through a few sign-ins in a row, then one
-// every 3 seconds (20 a minute).
-var DefaultSignInRate = RateLimit{Every: 3 * time.Second, Burst: 10}
+// DefaultSignInRate is per client address: generous, since a whole team
+// may sign in from behind one NAT (a sign-in is two requests): 120 at once,
+// then two a second.
+var DefaultSignInRate = RateLimit{Every: 500 * time.Millisecond, Burst: 120}
+
+// DefaultSignInAccountRate is per account (an email for the dev sign-in, a
+// provider's subject for SSO): 10 sign-ins at once, then one a minute.
+var DefaultSignInAccountRate = RateLimit{Every: time.Minute, Burst: 10}
+
+// accountLimit returns the per-account sign-in limiter handlers call.
+func accountLimit(r RateLimit) func(account string) bool {
+	if r.Every <= 0 {
+		r = DefaultSignInAccountRate
+	}
+	store := middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+		Rate: rate.Every(r.Every), Burst: r.Burst, ExpiresIn: 30 * time.Minute,
+	})
+	return func(account string) bool {
+		ok, _ := store.Allow(account)
+		return ok
+	}
+}
 
 // signInLimit rate-limits the sign-in routes per client address: 429 with
 // Retry-After once the bucket is empty.

@@ -47,6 +47,18 @@ func (s *Server) routes(o Options) {
 	user.GET("/orchestrator/status", h.OrchestratorStatus)
 	user.GET("/orchestrator/policies", h.OrchestratorPolicies)
 	user.GET("/usage", h.UsageData) // the usage page's data
+	// Notifications (issue 13): preferences, channels, in-app list.
+	user.GET("/me/notifications", h.NotifyPrefs)
+	user.PUT("/me/notifications", h.NotifyPrefsPut)
+	user.GET("/notifications", h.NotifyList)
+	user.POST("/notifications/read", h.NotifyRead)
+	user.GET("/notifications/deliveries", h.NotifyDeliveries)
+	user.GET("/notifications/channels", h.NotifyChannels)
+	user.POST("/notifications/channels", h.NotifyChannelCreate)
+	user.DELETE("/notifications/channels/:id", h.NotifyChannelDelete)
+	user.POST("/notifications/channels/:id/test", h.NotifyChannelTest)
+	user.GET("/jobs/:id/idle", h.JobIdle)
+	user.PUT("/jobs/:id/idle", h.JobIdleOK)
 	admin := user.Group("", adminOnly)
 	admin.POST("/orchestrator/start", h.OrchestratorStart)
 	admin.POST("/orchestrator/stop", h.OrchestratorStop)
@@ -54,6 +66,8 @@ func (s *Server) routes(o Options) {
 	admin.POST("/cluster/nodes/:name/drain", h.NodeDrain)
 	admin.POST("/cluster/nodes/:name/undrain", h.NodeUndrain)
 	admin.GET("/holds/stats", h.HoldsStats)
+	// Sessions (sign-in branch): an admin signs a user out of every browser.
+	admin.DELETE("/users/:id/sessions", h.UserSessionsEnd)
 
 	// The scoring service (spec/scoring-service.md), canonical under /api/v1/scoring, and
 	// the document's bare aliases: a token there too, or none from a trusted network.
@@ -131,6 +145,19 @@ func (s *Server) routes(o Options) {
 	in.GET("/settings/tokens", h.TokensPage)
 	in.POST("/settings/tokens", h.TokenCreatePage)
 	in.POST("/settings/tokens/:prefix/revoke", h.TokenRevokePage)
+	// Settings index and sessions (sign-in branch).
+	in.GET("/settings", h.SettingsPage)
+	in.POST("/settings/sessions/end-all", h.SessionsEndAllPage)
+	in.POST("/settings/sessions/:id/end", h.SessionEndPage)
+	// Notifications (issue 13): bell, list, settings.
+	in.GET("/fragments/bell", h.BellFragment)
+	in.GET("/notifications", h.NotificationsPage)
+	in.POST("/notifications/read", h.NotificationsReadPage)
+	in.GET("/settings/notifications", h.NotifySettingsPage)
+	in.POST("/settings/notifications", h.NotifySettingsSave)
+	in.POST("/settings/notifications/channels", h.NotifyChannelCreatePage)
+	in.POST("/settings/notifications/channels/:id/test", h.NotifyChannelTestPage)
+	in.POST("/settings/notifications/channels/:id/delete", h.NotifyChannelDeletePage)
 	// Time zone setting and the calendar's views (calview).
 	in.GET("/settings/time-zone", h.TimeZonePage)
 	in.POST("/settings/time-zone", h.TimeZoneSave)
@@ -138,6 +165,7 @@ func (s *Server) routes(o Options) {
 	adm.GET("", h.AdminHome)
 	adm.GET("/users", h.AdminUsers)
 	adm.POST("/users/:id", h.AdminUserUpdate)
+	adm.POST("/users/:id/sessions/end", h.AdminUserSessionsEnd) // sign-in branch
 	adm.GET("/teams", h.AdminTeams)
 	adm.POST("/teams", h.AdminTeamCreate)
 	adm.POST("/teams/:id", h.AdminTeamUpdate)
@@ -147,6 +175,7 @@ func (s *Server) routes(o Options) {
 	adm.POST("/nodes/:name/drain", h.AdminNodeDrain)
 	adm.POST("/nodes/:name/undrain", h.AdminNodeUndrain)
 	adm.GET("/audit", h.AdminAudit)
+	adm.GET("/notifications", h.AdminNotifications) // issue 13
 
 	if o.RiverUI != nil {
 		river := in.Group("/admin/river", adminOnly, sameOrigin)

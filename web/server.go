@@ -38,6 +38,8 @@ type Options struct {
 	SecureCookies bool
 	// SignInRate limits the sign-in routes per client address (zero: DefaultSignInRate).
 	SignInRate RateLimit
+	// SignInAccountRate limits sign-ins per account (zero: DefaultSignInAccountRate).
+	SignInAccountRate RateLimit
 	// TrustedProxies may name the client in X-Forwarded-For; from anyone
 	// else the header is ignored and the client is the connection's peer.
 	TrustedProxies []netip.Prefix
@@ -68,6 +70,8 @@ func New(o Options) *Server {
 		touches: newTokenTouches(o.DB, o.Logger, o.Now),
 		tokens:  newTokenCache(30*time.Second, o.Now), listener: o.Listener,
 	}
+	o.Sessions.db = o.DB // sessions live in the database (see session.go)
+	o.Handlers.SignInAccountLimit = accountLimit(o.SignInAccountRate)
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}))
 	e.Use(s.requestLogger)
@@ -94,9 +98,11 @@ func New(o Options) *Server {
 }
 
 // Run does the server's background work (batched token bookkeeping, token
-// cache invalidation) until ctx ends.
+// and session cache invalidation) until ctx ends.
 func (s *Server) Run(ctx context.Context) {
 	go s.tokens.watch(ctx, s.listener)
+	go s.sessions.cache.watch(ctx, s.listener)
+	go s.pruneSessions(ctx)
 	s.touches.run(ctx, 15*time.Second)
 }
 

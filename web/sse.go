@@ -15,7 +15,7 @@ import (
 )
 
 // sseTopics are the event names browsers may subscribe to.
-var sseTopics = []string{"jobs", "gpus", "nodes", "bookings", "queue", "logs"}
+var sseTopics = []string{"jobs", "gpus", "nodes", "bookings", "queue", "logs", "notifications"}
 
 // Hub pushes change signals from PostgreSQL LISTEN/NOTIFY to browsers as
 // named SSE events. Bursts are coalesced: each topic fires at most once a

@@ -15,6 +15,7 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/handlers"
 	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/internal/signin"
+	"github.com/gpuscheduler/gpuscheduler/jobs"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -97,6 +98,10 @@ type Config struct {
 	// days), Retention.Hour GPUSCHED_TELEMETRY_HOUR_RETENTION (1-hour roll-ups
 	// and queue samples, default 9600h = 400 days).
 	Retention models.Retention
+
+	// Notifications (notify_config.go): delivery settings and the team's Slack channel.
+	Notify          jobs.NotifyConfig
+	SlackWebhookURL string
 }
 
 // bindServeFlags declares the flags of `serve` whose values override the environment.
@@ -176,7 +181,7 @@ func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 	}
 	c.Scoring, c.ScoringTrusted = scoringConfig(getenv, fail)
 	c.TrustedProxies = networks(getenv, "GPUSCHED_TRUSTED_PROXIES", fail)
-	c.SignIn, c.SignInPolicy = signInConfig(getenv, fail)
+	c.SignIn, c.SignInPolicy = signInConfig(getenv, c.Dev, fail)
 	c.SignInPolicy.Admins = c.Admins
 	holdLimit := str("", "2", "GPUSCHED_HOLD_LIMIT")
 	if c.HoldLimit, err = strconv.Atoi(holdLimit); err != nil || c.HoldLimit < 1 {
@@ -202,6 +207,7 @@ func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 		fail("GPUSCHED_BASE_URL=%q must be an http(s) URL", c.BaseURL)
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	c.Notify, c.SlackWebhookURL = notifyConfig(str, dur, fail, c.Dev, c.BaseURL) // notifications
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:

@@ -72,7 +72,8 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	metrics := web.NewMetrics(reg)
 
 	deps := &jobs.Deps{DB: db.DB, Logger: logger, Now: now,
-		Config: jobs.Config{NodeDownAfter: cfg.NodeDownAfter, Workers: 10, Scoring: cfg.Scoring, Retention: cfg.Retention}}
+		Config: jobs.Config{NodeDownAfter: cfg.NodeDownAfter, Workers: 10, Scoring: cfg.Scoring, Retention: cfg.Retention,
+			Notify: cfg.Notify}}
 	riverClient, err := jobs.NewClient(deps)
 	if err != nil {
 		return err
@@ -100,9 +101,15 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 		Notifier: &models.Notifier{Pool: db.Pool, Logger: logger, Window: 50 * time.Millisecond},
 		Config: handlers.Config{Version: version, Dev: cfg.Dev, DevLogin: devLogin, Admins: cfg.Admins, HeartbeatInterval: cfg.HeartbeatInterval,
 			HoldTTL: cfg.HoldTTL, HoldLimit: cfg.HoldLimit, DefaultExecutor: cfg.DefaultExecutor,
-			Bookings: cfg.Bookings},
+			Bookings:           cfg.Bookings,
+			NotifyAllowPrivate: cfg.Notify.AllowPrivateTargets, NotifyEmail: cfg.Notify.SMTP.Addr != ""},
 	}
-	// Sign-in providers: discovery now, so a wrong issuer fails at start.
+	// Notifications: the team's Slack channel from the configuration.
+	if err := models.EnsureTeamChannel(ctx, db.DB.Bun, models.KindSlack, cfg.SlackWebhookURL); err != nil {
+		return err
+	}
+	// Sign-in providers: built now, discovered in the background (see below),
+	// so a provider that is down or never answers cannot stop the server.
 	h.Config.SignInPolicy = cfg.SignInPolicy
 	if h.SignIn, err = signin.New(cfg.BaseURL, cfg.SignIn, nil); err != nil {
 		return err
@@ -128,6 +135,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	var wg sync.WaitGroup
 	wg.Go(func() { listener.Run(bg) })
 	wg.Go(func() { srv.Run(bg) })
+	wg.Go(func() { h.SignIn.Run(bg) }) // discovery with timeouts and backoff
 	kicker := &jobs.Kicker{Listener: listener, River: riverClient, Logger: logger}
 	wg.Go(func() { kicker.Run(bg) })
 	if err := riverClient.Start(bg); err != nil {

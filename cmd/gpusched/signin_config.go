@@ -1,6 +1,9 @@
 package main
 
 import (
+	"net"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/signin"
@@ -8,8 +11,10 @@ import (
 
 // signInConfig reads the sign-in providers and who may sign in. Each
 // provider is on when its client id is set; its secret may come from
-// VAR_FILE. Problems go to fail.
-func signInConfig(getenv func(string) string, fail func(string, ...any)) ([]signin.ProviderConfig, signin.Policy) {
+// VAR_FILE. An http:// issuer is refused (tokens and codes would cross the
+// network in clear) unless GPUSCHED_OIDC_ALLOW_INSECURE_ISSUER=true, or dev
+// is on and the issuer is on loopback. Problems go to fail.
+func signInConfig(getenv func(string) string, dev bool, fail func(string, ...any)) ([]signin.ProviderConfig, signin.Policy) {
 	secret := func(name string) string {
 		v, err := secretOrValue(name, getenv)
 		if err != nil {
@@ -34,8 +39,12 @@ func signInConfig(getenv func(string) string, fail func(string, ...any)) ([]sign
 	if name == "" {
 		name = signin.KindOIDC
 	}
+	issuer := strings.TrimSpace(getenv("GPUSCHED_OIDC_ISSUER"))
+	if strings.HasPrefix(issuer, "http://") && !insecureIssuerAllowed(issuer, dev, getenv("GPUSCHED_OIDC_ALLOW_INSECURE_ISSUER")) {
+		fail("GPUSCHED_OIDC_ISSUER: %q is plain http; use https, or set GPUSCHED_OIDC_ALLOW_INSECURE_ISSUER=true if you really mean it (a loopback issuer is fine with --dev)", issuer)
+	}
 	add("GPUSCHED_OIDC", signin.ProviderConfig{Name: name, Kind: signin.KindOIDC, Label: strings.TrimSpace(getenv("GPUSCHED_OIDC_LABEL")),
-		Issuer: strings.TrimSpace(getenv("GPUSCHED_OIDC_ISSUER"))})
+		Issuer: issuer})
 	add("GPUSCHED_GITHUB", signin.ProviderConfig{Name: signin.KindGitHub, Kind: signin.KindGitHub})
 	add("GPUSCHED_GOOGLE", signin.ProviderConfig{Name: signin.KindGoogle, Kind: signin.KindGoogle})
 	policy := signin.Policy{
@@ -46,4 +55,21 @@ func signInConfig(getenv func(string) string, fail func(string, ...any)) ([]sign
 		policy.AllowedDomains[i] = strings.TrimPrefix(d, "@")
 	}
 	return out, policy
+}
+
+// insecureIssuerAllowed reports whether an http:// issuer may be used: when
+// the operator says so, or in dev mode on a loopback host.
+func insecureIssuerAllowed(issuer string, dev bool, allow string) bool {
+	if ok, _ := strconv.ParseBool(strings.TrimSpace(allow)); ok {
+		return true
+	}
+	u, err := url.Parse(issuer)
+	if err != nil || !dev {
+		return false
+	}
+	if u.Hostname() == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(u.Hostname())
+	return ip != nil && ip.IsLoopback()
 }

@@ -48,6 +48,23 @@ func TestSignInConfig(t *testing.T) {
 			env: map[string]string{"GPUSCHED_OIDC_ISSUER": "sso.example.com", "GPUSCHED_OIDC_CLIENT_ID": "a", "GPUSCHED_OIDC_CLIENT_SECRET": "b"},
 			err: "must be an http(s) URL",
 		},
+		"an http issuer in production": {
+			env: map[string]string{"GPUSCHED_OIDC_ISSUER": "http://sso.example.com", "GPUSCHED_OIDC_CLIENT_ID": "a", "GPUSCHED_OIDC_CLIENT_SECRET": "b"},
+			err: "GPUSCHED_OIDC_ALLOW_INSECURE_ISSUER",
+		},
+		"an http loopback issuer without --dev": {
+			env: map[string]string{"GPUSCHED_OIDC_ISSUER": "http://127.0.0.1:5556/dex", "GPUSCHED_OIDC_CLIENT_ID": "a", "GPUSCHED_OIDC_CLIENT_SECRET": "b"},
+			err: "is plain http",
+		},
+		"an http issuer the operator allows": {
+			env: map[string]string{"GPUSCHED_OIDC_ISSUER": "http://dex.internal:5556/dex", "GPUSCHED_OIDC_CLIENT_ID": "a", "GPUSCHED_OIDC_CLIENT_SECRET": "b",
+				"GPUSCHED_OIDC_ALLOW_INSECURE_ISSUER": "true"},
+			providers: []signin.ProviderConfig{{Name: "oidc", Kind: signin.KindOIDC, Issuer: "http://dex.internal:5556/dex", ClientID: "a", ClientSecret: "b"}},
+		},
+		"an http loopback issuer with --dev": {
+			env:       map[string]string{"GPUSCHED_DEV": "true", "GPUSCHED_OIDC_ISSUER": "http://127.0.0.1:5556/dex", "GPUSCHED_OIDC_CLIENT_ID": "a", "GPUSCHED_OIDC_CLIENT_SECRET": "b"},
+			providers: []signin.ProviderConfig{{Name: "oidc", Kind: signin.KindOIDC, Issuer: "http://127.0.0.1:5556/dex", ClientID: "a", ClientSecret: "b"}},
+		},
 		"a reserved name": {
 			env: map[string]string{"GPUSCHED_OIDC_NAME": "dev", "GPUSCHED_OIDC_ISSUER": "https://x", "GPUSCHED_OIDC_CLIENT_ID": "a", "GPUSCHED_OIDC_CLIENT_SECRET": "b"},
 			err: `provider name "dev"`,

@@ -32,6 +32,9 @@ type Config struct {
 
 	// FairShare tunes the multifactor priority of the fairshare policy.
 	FairShare FairShareConfig `json:"fair_share"`
+
+	// IdlePolicy gives idle GPUs back (idle.go); its keys are top-level.
+	IdlePolicy
 }
 
 // FairShareConfig are the weights of Slurm's multifactor priority: each
@@ -107,5 +110,6 @@ func (c Config) Validate() error {
 	if fs.WeightFairShare < 0 || fs.WeightAge < 0 || fs.WeightPriority < 0 || fs.WeightSize < 0 {
 		errs = append(errs, errors.New("fair_share weights must not be negative"))
 	}
+	errs = append(errs, c.IdlePolicy.validate()...) // idle GPUs given back
 	return errors.Join(errs...)
 }

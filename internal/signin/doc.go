@@ -1,6 +1,9 @@
-// Package signin signs people in through external identity providers
-// (generic OpenID Connect, GitHub, Google) with goth: it builds the
-// providers from configuration, starts a flow (state, nonce and PKCE kept by
-// the caller in a sealed cookie), completes it into a verified Identity, and
-// says who may sign in (Policy). It keeps no session and no globals.
+// Package signin signs people in through external identity providers:
+// OpenID Connect (any issuer, and Google) with its own authorization-code
+// flow (state, nonce, PKCE) and every ID token verified with zitadel/oidc's
+// relying-party verifier against the provider's keys; GitHub (no ID tokens)
+// through goth. Discovery never blocks the caller: Providers.Run reads it in
+// the background with timeouts and backoff. The flow is kept by the caller
+// in a sealed cookie; Policy says who may sign in. It keeps no session and no
+// globals.
 package signin

@@ -3,7 +3,6 @@ package signin
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -19,6 +18,10 @@ import (
 
 // httpTimeout bounds each call to a provider.
 const httpTimeout = 15 * time.Second
+
+// startTimeout bounds the discovery a sign-in tries itself when the
+// background one has not succeeded yet (the person is waiting).
+const startTimeout = 5 * time.Second
 
 // FlowLifetime is how long a started sign-in may take to come back.
 const FlowLifetime = 10 * time.Minute
@@ -46,86 +49,95 @@ type Identity struct {
 	Name          string
 }
 
-// Start begins a sign-in: a fresh flow and the provider's URL to send the
-// browser to (with state, nonce and a PKCE challenge for OpenID Connect).
-func (p *Provider) Start(next string) (Flow, string, error) {
-	f := Flow{Provider: p.Name, State: random(), Nonce: random(), Verifier: oauth2.GenerateVerifier(), Next: next}
-	sess, err := p.goth.BeginAuth(f.State)
-	if err != nil {
-		return Flow{}, "", fmt.Errorf("signin: %s: begin: %w", p.Name, err)
-	}
-	raw, err := sess.GetAuthURL()
-	if err != nil {
-		return Flow{}, "", fmt.Errorf("signin: %s: auth url: %w", p.Name, err)
-	}
-	if p.kind == KindGitHub {
-		return f, raw, nil
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return Flow{}, "", fmt.Errorf("signin: %s: auth url: %w", p.Name, err)
-	}
-	q := u.Query()
-	q.Set("nonce", f.Nonce)
-	sum := sha256.Sum256([]byte(f.Verifier))
-	q.Set("code_challenge", base64.RawURLEncoding.EncodeToString(sum[:]))
-	q.Set("code_challenge_method", "S256")
-	u.RawQuery = q.Encode()
-	return f, u.String(), nil
+// ErrRefused is a callback carrying the provider's error= (most often the
+// person pressed cancel there); Refusal says which.
+var ErrRefused = errors.New("signin: the provider did not sign the person in")
+
+// Refusal is the provider's error= callback, for a matching flow.
+type Refusal struct {
+	Provider, Code, Description string
 }
 
-// Complete finishes the flow f with the callback's query: it checks the
-// state, exchanges the code (with the PKCE verifier), checks the nonce, and
-// returns the identity with whether its email is verified.
-func (p *Provider) Complete(ctx context.Context, f Flow, query url.Values) (Identity, error) {
-	if e := query.Get("error"); e != "" {
-		return Identity{}, fmt.Errorf("signin: %s refused: %s %s", p.Name, e, query.Get("error_description"))
+func (r *Refusal) Error() string {
+	return fmt.Sprintf("signin: %s answered %s %s", r.Provider, r.Code, r.Description)
+}
+
+// Unwrap makes a Refusal match ErrRefused.
+func (r *Refusal) Unwrap() error { return ErrRefused }
+
+// Start begins a sign-in: a fresh flow and the provider's URL to send the
+// browser to (with state, and for OpenID Connect a nonce and a PKCE
+// challenge). An OpenID Connect provider whose discovery has not been read
+// yet is tried once now (bounded); if it still cannot be read, Start fails.
+func (p *Provider) Start(ctx context.Context, next string) (Flow, string, error) {
+	f := Flow{Provider: p.Name, State: random(), Nonce: random(), Verifier: oauth2.GenerateVerifier(), Next: next}
+	if p.kind == KindGitHub {
+		sess, err := p.github.BeginAuth(f.State)
+		if err != nil {
+			return Flow{}, "", fmt.Errorf("signin: %s: begin: %w", p.Name, err)
+		}
+		raw, err := sess.GetAuthURL()
+		if err != nil {
+			return Flow{}, "", fmt.Errorf("signin: %s: auth url: %w", p.Name, err)
+		}
+		return f, raw, nil
 	}
-	if f.Provider != p.Name || f.State == "" || query.Get("state") != f.State || query.Get("code") == "" {
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	d, err := p.ready(ctx)
+	if err != nil {
+		return Flow{}, "", err
+	}
+	return f, d.oauth.AuthCodeURL(f.State, oauth2.S256ChallengeOption(f.Verifier), oauth2.SetAuthURLParam("nonce", f.Nonce)), nil
+}
+
+// Complete finishes the flow f with the callback's query. The state must
+// match first (ErrFlow); then a provider's error= is a *Refusal; then the
+// code is exchanged (with the PKCE verifier). For OpenID Connect the ID token
+// is verified (signature against the provider's keys, algorithm, issuer,
+// audience, authorized party, expiry, issue time, nonce, access token hash)
+// and is the only source of the subject; the email comes from it, or from
+// the userinfo endpoint for the same subject.
+func (p *Provider) Complete(ctx context.Context, f Flow, query url.Values) (Identity, error) {
+	if f.Provider != p.Name || f.State == "" || query.Get("state") != f.State {
 		return Identity{}, ErrFlow
 	}
-	sess, err := p.goth.BeginAuth(f.State)
+	if e := query.Get("error"); e != "" {
+		return Identity{}, &Refusal{Provider: p.Name, Code: e, Description: query.Get("error_description")}
+	}
+	if query.Get("code") == "" {
+		return Identity{}, ErrFlow
+	}
+	if p.kind == KindGitHub {
+		return p.completeGitHub(ctx, f, query.Get("code"))
+	}
+	if f.Nonce == "" || f.Verifier == "" {
+		return Identity{}, ErrFlow
+	}
+	return p.completeOIDC(ctx, f, query.Get("code"))
+}
+
+// completeGitHub exchanges the code through goth and reads the primary email.
+func (p *Provider) completeGitHub(ctx context.Context, f Flow, code string) (Identity, error) {
+	sess, err := p.github.BeginAuth(f.State)
 	if err != nil {
 		return Identity{}, fmt.Errorf("signin: %s: %w", p.Name, err)
 	}
-	params := url.Values{"code": {query.Get("code")}}
-	if p.kind != KindGitHub {
-		params.Set("code_verifier", f.Verifier)
-	}
-	if _, err := sess.Authorize(p.goth, params); err != nil {
+	if _, err := sess.Authorize(p.github, url.Values{"code": {code}}); err != nil {
 		return Identity{}, fmt.Errorf("signin: %s: exchange the code: %w", p.Name, err)
 	}
-	u, err := p.goth.FetchUser(sess)
+	u, err := p.github.FetchUser(sess)
 	if err != nil {
 		return Identity{}, fmt.Errorf("signin: %s: fetch the user: %w", p.Name, err)
 	}
-	id := Identity{Provider: p.Name, Subject: u.UserID, Email: strings.ToLower(strings.TrimSpace(u.Email)), Name: u.Name}
-	if p.kind == KindGitHub {
-		id.Email, id.EmailVerified, err = p.githubEmail(ctx, u.AccessToken)
-		if err != nil {
-			return Identity{}, err
-		}
-	} else {
-		if n, _ := u.RawData["nonce"].(string); n != f.Nonce {
-			return Identity{}, ErrFlow
-		}
-		id.EmailVerified = claimTrue(u.RawData["email_verified"])
+	id := Identity{Provider: p.Name, Subject: u.UserID, Name: u.Name}
+	if id.Email, id.EmailVerified, err = p.githubEmail(ctx, u.AccessToken); err != nil {
+		return Identity{}, err
 	}
 	if id.Subject == "" {
 		return Identity{}, fmt.Errorf("signin: %s: no subject in the answer", p.Name)
 	}
 	return id, nil
-}
-
-// claimTrue reads a boolean claim, which some providers send as a string.
-func claimTrue(v any) bool {
-	switch b := v.(type) {
-	case bool:
-		return b
-	case string:
-		return b == "true"
-	}
-	return false
 }
 
 // githubEmail returns the primary email of the GitHub user and whether

@@ -52,6 +52,8 @@ type Options struct {
 	// SignInRate limits the sign-in routes; zero: practically unlimited, so
 	// tests may sign in many users quickly.
 	SignInRate web.RateLimit
+	// SignInAccountRate limits sign-ins per account; zero: practically unlimited.
+	SignInAccountRate web.RateLimit
 	// RiverUI mounts the River UI at /admin/river, as serve does.
 	RiverUI bool
 	// Setup runs on the background work's dependencies before anything
@@ -64,6 +66,9 @@ func NewWith(t testing.TB, o Options) *Server {
 	t.Helper()
 	if o.SignInRate.Every == 0 {
 		o.SignInRate = web.RateLimit{Every: time.Millisecond, Burst: 10000}
+	}
+	if o.SignInAccountRate.Every == 0 {
+		o.SignInAccountRate = web.RateLimit{Every: time.Millisecond, Burst: 10000}
 	}
 	db := testdb.New(t)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -82,7 +87,10 @@ func NewWith(t testing.TB, o Options) *Server {
 	reg := prometheus.NewRegistry()
 	metrics := web.NewMetrics(reg)
 	listener := models.NewListener(db.Pool, logger)
-	deps := &jobs.Deps{DB: db, Logger: logger, Now: now, Config: jobs.Config{NodeDownAfter: time.Minute, Workers: 4}}
+	deps := &jobs.Deps{DB: db, Logger: logger, Now: now, Config: jobs.Config{NodeDownAfter: time.Minute, Workers: 4,
+		// Notifications: receivers in tests listen on loopback; retries are quick.
+		Notify: jobs.NotifyConfig{AllowPrivateTargets: true, RetryBase: 50 * time.Millisecond, Timeout: 2 * time.Second,
+			IdleEvery: 500 * time.Millisecond}}}
 	riverClient, err := jobs.NewClient(deps)
 	if err != nil {
 		t.Fatal(err)
@@ -94,13 +102,14 @@ func NewWith(t testing.TB, o Options) *Server {
 	h := &handlers.Handlers{DB: db, Logger: logger, Now: now, Sessions: sessions, Asset: assets.Path,
 		Migrations: migrations.New(db.Pool, logger), Listener: listener, CanRun: deps.Executors.Has, Stop: deps.Stop,
 		Notifier: &models.Notifier{Pool: db.Pool, Logger: logger, Window: 50 * time.Millisecond},
-		Config:   handlers.Config{Version: "test", Dev: true, DevLogin: true, HeartbeatInterval: time.Second}}
+		Config:   handlers.Config{Version: "test", Dev: true, DevLogin: true, HeartbeatInterval: time.Second, NotifyAllowPrivate: true}}
 	if h.Scoring, err = handlers.NewScoring(scoring.DefaultConfig(), nil, db, reg); err != nil {
 		t.Fatal(err)
 	}
 	h.Scoring.Enqueue = deps.EnqueueScoringObserve
 	wo := web.Options{Handlers: h, DB: db, Listener: listener, Sessions: sessions, Hub: web.NewHub(listener, logger, metrics),
-		Metrics: metrics, Gatherer: reg, Static: assets, Logger: logger, Now: now, SignInRate: o.SignInRate}
+		Metrics: metrics, Gatherer: reg, Static: assets, Logger: logger, Now: now, SignInRate: o.SignInRate,
+		SignInAccountRate: o.SignInAccountRate}
 	ctx, cancel := context.WithCancel(context.Background())
 	if o.RiverUI {
 		// Mounted for admins as in serve.

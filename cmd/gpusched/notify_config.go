@@ -1,0 +1,47 @@
+package main
+
+import (
+	"net"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/jobs"
+)
+
+// notifyConfig reads the notification settings (README "Notifications"):
+// GPUSCHED_SMTP_ADDR (host:port), GPUSCHED_SMTP_USERNAME, GPUSCHED_SMTP_PASSWORD
+// (secret, or GPUSCHED_SMTP_PASSWORD_FILE), GPUSCHED_SMTP_FROM,
+// GPUSCHED_SMTP_REQUIRE_TLS (default true), GPUSCHED_SLACK_WEBHOOK_URL (the
+// team channel, secret, or _FILE), GPUSCHED_NOTIFY_ALLOW_PRIVATE (webhooks
+// to loopback and link-local addresses; default true only in dev) and
+// GPUSCHED_NOTIFY_TIMEOUT (one delivery attempt, default 10s).
+func notifyConfig(str func(flag, def string, vars ...string) string, dur func(string, time.Duration) time.Duration,
+	fail func(string, ...any), dev bool, baseURL string) (jobs.NotifyConfig, string) {
+	nc := jobs.NotifyConfig{BaseURL: baseURL, Timeout: dur("GPUSCHED_NOTIFY_TIMEOUT", 10*time.Second),
+		SMTP: jobs.SMTPConfig{
+			Addr:     str("", "", "GPUSCHED_SMTP_ADDR"),
+			Username: str("", "", "GPUSCHED_SMTP_USERNAME"),
+			Password: str("", "", "GPUSCHED_SMTP_PASSWORD"),
+			From:     str("", "GPUScheduler <gpusched@localhost>", "GPUSCHED_SMTP_FROM"),
+		}}
+	if nc.SMTP.Addr != "" {
+		if _, _, err := net.SplitHostPort(nc.SMTP.Addr); err != nil {
+			fail("GPUSCHED_SMTP_ADDR=%q must be host:port, e.g. smtp.example.com:587", nc.SMTP.Addr)
+		}
+	}
+	var err error
+	if nc.SMTP.RequireTLS, err = strconv.ParseBool(str("", "true", "GPUSCHED_SMTP_REQUIRE_TLS")); err != nil {
+		fail("GPUSCHED_SMTP_REQUIRE_TLS must be true or false")
+	}
+	if nc.AllowPrivateTargets, err = strconv.ParseBool(str("", strconv.FormatBool(dev), "GPUSCHED_NOTIFY_ALLOW_PRIVATE")); err != nil {
+		fail("GPUSCHED_NOTIFY_ALLOW_PRIVATE must be true or false")
+	}
+	slack := str("", "", "GPUSCHED_SLACK_WEBHOOK_URL")
+	if slack != "" {
+		if u, err := url.Parse(slack); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			fail("GPUSCHED_SLACK_WEBHOOK_URL must be an incoming-webhook URL like https://hooks.slack.com/services/…")
+		}
+	}
+	return nc, slack
+}

@@ -1,0 +1,66 @@
+package handlers
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// NotificationsJSON is the body of GET /api/v1/notifications.
+type NotificationsJSON struct {
+	Unread        int                   `json:"unread"`
+	Notifications []models.Notification `json:"notifications"`
+}
+
+// NotifyList handles GET /api/v1/notifications: the caller's in-app
+// notifications, newest first (?limit, default 50).
+func (h *Handlers) NotifyList(c echo.Context) error {
+	limit := 50
+	if s := c.QueryParam("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 500 {
+			return invalid("limit", "must be 1 to 500, got %q", s)
+		}
+		limit = n
+	}
+	ctx, u := c.Request().Context(), userOf(c)
+	list, err := models.InAppNotifications(ctx, h.DB.Bun, u.ID, limit)
+	if err != nil {
+		return err
+	}
+	unread, err := models.UnreadCount(ctx, h.DB.Bun, u.ID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, NotificationsJSON{Unread: unread, Notifications: list})
+}
+
+// NotifyDeliveries handles GET /api/v1/notifications/deliveries: the
+// caller's deliveries over channels with their state and, for failed or
+// dead ones, the reason (?state=dead filters).
+func (h *Handlers) NotifyDeliveries(c echo.Context) error {
+	list, err := models.Deliveries(c.Request().Context(), h.DB.Bun, userOf(c).ID, c.QueryParam("state"), 100)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"deliveries": list})
+}
+
+// NotifyRead handles POST /api/v1/notifications/read: {"id": n} marks one
+// read, {} marks all.
+func (h *Handlers) NotifyRead(c echo.Context) error {
+	var b struct {
+		ID int64 `json:"id"`
+	}
+	if err := decodeJSON(c, &b); err != nil {
+		return err
+	}
+	n, err := models.MarkRead(c.Request().Context(), h.DB.Bun, userOf(c).ID, b.ID, h.Now())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"marked": n})
+}

@@ -1,0 +1,82 @@
+package handlers
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
+	"github.com/gpuscheduler/gpuscheduler/views"
+)
+
+// BellFragment handles GET /fragments/bell: the nav bell's unread count.
+func (h *Handlers) BellFragment(c echo.Context) error {
+	n, err := models.UnreadCount(c.Request().Context(), h.DB.Bun, userOf(c).ID)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return render(c, http.StatusOK, views.BellFragment(views.Bell{Unread: n}))
+}
+
+// NotificationsPage handles GET /notifications: the in-app list.
+func (h *Handlers) NotificationsPage(c echo.Context) error {
+	ctx, u := c.Request().Context(), userOf(c)
+	list, err := models.InAppNotifications(ctx, h.DB.Bun, u.ID, 100)
+	if err != nil {
+		return err
+	}
+	var m views.NotificationsList
+	for _, n := range list {
+		m.Items = append(m.Items, views.NotificationItem{ID: n.ID, Event: n.Event, Title: n.Payload.Title, Reason: n.Payload.Reason,
+			Path: n.Payload.Path, When: n.CreatedAt.UTC().Format(time.DateTime), Unread: n.ReadAt == nil})
+		if n.ReadAt == nil {
+			m.Unread++
+		}
+	}
+	return render(c, http.StatusOK, views.NotificationsPage(h.Page(c, "Notifications", "notifications"), m))
+}
+
+// NotificationsReadPage handles POST /notifications/read: all read, back to the list.
+func (h *Handlers) NotificationsReadPage(c echo.Context) error {
+	if _, err := models.MarkRead(c.Request().Context(), h.DB.Bun, userOf(c).ID, 0, h.Now()); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/notifications")
+}
+
+// AdminNotifications handles GET /admin/notifications: dead deliveries.
+func (h *Handlers) AdminNotifications(c echo.Context) error {
+	ctx := c.Request().Context()
+	dead, err := models.Deliveries(ctx, h.DB.Bun, 0, models.DeliveryDead, 200)
+	if err != nil {
+		return err
+	}
+	rows, err := h.deliveryRows(c, dead)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.AdminNotificationsPage(h.Page(c, "Notifications", "admin"), views.AdminNotifications{Dead: rows}))
+}
+
+func (h *Handlers) deliveryRows(c echo.Context, list []models.Notification) ([]views.DeliveryRow, error) {
+	emails := map[int64]string{}
+	rows := make([]views.DeliveryRow, 0, len(list))
+	for _, n := range list {
+		r := views.DeliveryRow{ID: n.ID, Event: n.Event, Channel: n.ChannelType, State: n.State, Attempts: n.Attempts,
+			LastError: n.LastError, When: n.CreatedAt.UTC().Format(time.DateTime), User: "team"}
+		if n.UserID != nil {
+			if _, ok := emails[*n.UserID]; !ok {
+				u, err := models.GetUser(c.Request().Context(), h.DB.Bun, *n.UserID)
+				if err != nil {
+					return nil, err
+				}
+				emails[*n.UserID] = u.Email
+			}
+			r.User = emails[*n.UserID]
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}

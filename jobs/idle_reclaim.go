@@ -1,0 +1,123 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// IdleReclaimArgs asks for one run of the idle policy.
+type IdleReclaimArgs struct{}
+
+// Kind is the River job kind.
+func (IdleReclaimArgs) Kind() string { return "idle_reclaim" }
+
+// IdleReclaimWorker applies the idle policy: from each running job's GPU
+// telemetry it warns the owner (gpu.idle), forgets the warning when
+// activity returns, and after the grace period ends the job the way a
+// cancel does, with reason "reclaimed: idle for …" (gpu.reclaimed).
+type IdleReclaimWorker struct {
+	river.WorkerDefaults[IdleReclaimArgs]
+	deps *Deps
+}
+
+// Work runs the policy once.
+func (w *IdleReclaimWorker) Work(ctx context.Context, _ *river.Job[IdleReclaimArgs]) error {
+	return ApplyIdlePolicy(ctx, w.deps)
+}
+
+// ApplyIdlePolicy runs the idle policy once, each decision in its own transaction.
+func ApplyIdlePolicy(ctx context.Context, d *Deps) error {
+	cfg, err := models.SchedulerConfig(ctx, d.DB.Bun)
+	if err != nil {
+		return err
+	}
+	p := cfg.IdlePolicy
+	if !p.Active() {
+		warned, err := models.IdleWarnedCount(ctx, d.DB.Bun)
+		if err != nil || warned == 0 {
+			return err // nothing to do, nor to undo
+		}
+	}
+	now := d.Now()
+	window := max(time.Duration(p.IdleAfter+p.IdleGrace)+5*time.Minute, 10*time.Minute)
+	allocs, err := models.IdleAllocations(ctx, d.DB.Bun, p.Threshold(), window, now)
+	if err != nil {
+		return err
+	}
+	for _, dec := range scheduler.DecideIdle(p, allocs, now) {
+		err := d.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error { return applyIdle(ctx, d, tx, p, dec, now) })
+		if err != nil {
+			return fmt.Errorf("jobs: idle policy on job %d: %w", dec.JobID, err)
+		}
+		if dec.Action != "reset" {
+			d.Logger.Info("idle policy", "job", dec.JobID, "action", dec.Action, "idle_since", dec.IdleSince, "reason", dec.Reason)
+		}
+	}
+	return nil
+}
+
+func applyIdle(ctx context.Context, d *Deps, tx *models.Tx, p scheduler.IdlePolicy, dec scheduler.IdleDecision, now time.Time) error {
+	j := new(models.Job)
+	if err := tx.NewSelect().Model(j).Where("id = ?", dec.JobID).For("UPDATE").Scan(ctx); err != nil {
+		return err
+	}
+	if j.State != models.JobRunning {
+		return nil
+	}
+	if dec.Action == "reset" {
+		return models.RecordIdleWarning(ctx, tx, j.ID, nil, now)
+	}
+	payload, err := models.JobPayload(ctx, tx, j, now)
+	if err != nil {
+		return err
+	}
+	payload.Idle = &models.EventIdle{IdleSinceAt: dec.IdleSince.UTC(), IdleS: int64(now.Sub(dec.IdleSince).Seconds()), ThresholdPct: p.Threshold()}
+	idleFor := now.Sub(dec.IdleSince).Round(time.Second)
+	switch dec.Action {
+	case scheduler.IdleWarn:
+		if err := models.RecordIdleWarning(ctx, tx, j.ID, &dec.IdleSince, now); err != nil {
+			return err
+		}
+		payload.Title = fmt.Sprintf("Your %d GPUs on %s have been idle for %s", j.GPUCount, j.Name, idleFor)
+		if !dec.ReclaimAt.IsZero() {
+			at := dec.ReclaimAt.UTC()
+			payload.Idle.ReclaimAt = &at
+			payload.Reason = fmt.Sprintf("they will be given back at %s unless they get busy", at.Format(time.RFC3339))
+		}
+		return models.Emit(ctx, tx, models.NotifyEvent{Name: models.EventGPUIdle, Subject: fmt.Sprintf("job:%d@%d", j.ID, now.UnixMilli()),
+			Users: []int64{j.OwnerID}, Payload: *payload}, now)
+	case scheduler.IdleRelease:
+		if j.Executor == models.ExecutorLease {
+			err = EndLease(ctx, tx, j.ID, models.JobCanceled, dec.Reason, now)
+		} else {
+			err = d.Executors.stop(ctx, *d, tx, j, models.JobCanceled, dec.Reason, now)
+		}
+		if err != nil {
+			return err
+		}
+		if err := models.RecordReclaim(ctx, tx, j.ID, j.GPUCount, now); err != nil {
+			return err
+		}
+		payload.Title = fmt.Sprintf("%d idle GPUs of %s were given back", j.GPUCount, j.Name)
+		payload.Reason = dec.Reason
+		return models.Emit(ctx, tx, models.NotifyEvent{Name: models.EventGPUReclaimed, Subject: fmt.Sprintf("job:%d", j.ID),
+			Users: []int64{j.OwnerID}, Payload: *payload}, now)
+	}
+	return nil
+}
+
+func idleReclaimPeriodic(cfg Config) *river.PeriodicJob {
+	every := cfg.Notify.IdleEvery
+	if every <= 0 {
+		every = 5 * time.Second
+	}
+	return river.NewPeriodicJob(river.PeriodicInterval(every),
+		func() (river.JobArgs, *river.InsertOpts) { return IdleReclaimArgs{}, nil },
+		&river.PeriodicJobOpts{ID: "idle_reclaim"})
+}

@@ -1,0 +1,204 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// Delivery states of a notification.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryDead      = "dead"
+)
+
+// Notification is one delivery of an event to one recipient over one
+// channel; in-app notifications are the rows the bell reads.
+type Notification struct {
+	bun.BaseModel `bun:"table:notifications,alias:n"`
+
+	ID          int64        `bun:"id,pk,autoincrement" json:"id"`
+	UserID      *int64       `bun:"user_id" json:"user_id,omitempty"`
+	ChannelID   *int64       `bun:"channel_id" json:"channel_id,omitempty"`
+	ChannelType string       `bun:"channel_type,notnull" json:"channel_type"`
+	Event       string       `bun:"event,notnull" json:"event"`
+	Subject     string       `bun:"subject,notnull" json:"subject"`
+	Payload     EventPayload `bun:"payload,type:jsonb,notnull" json:"payload"`
+	State       string       `bun:"state,notnull" json:"state"`
+	Attempts    int          `bun:"attempts,notnull" json:"attempts"`
+	LastError   string       `bun:"last_error,notnull" json:"last_error,omitempty"`
+	CreatedAt   time.Time    `bun:"created_at,notnull" json:"created_at"`
+	DeliveredAt *time.Time   `bun:"delivered_at" json:"delivered_at,omitempty"`
+	ReadAt      *time.Time   `bun:"read_at" json:"read_at,omitempty"`
+	DedupKey    string       `bun:"dedup_key,notnull" json:"-"`
+}
+
+// EventPayload is the JSON body every channel carries: ids, names, times,
+// GPUs and the page's path. URL is filled in at delivery from the server's
+// base URL.
+type EventPayload struct {
+	Event      string        `json:"event"`
+	DeliveryID int64         `json:"delivery_id,omitempty"`
+	OccurredAt time.Time     `json:"occurred_at"`
+	Title      string        `json:"title"`
+	Text       string        `json:"text,omitempty"`
+	Path       string        `json:"path"`
+	URL        string        `json:"url,omitempty"`
+	Reason     string        `json:"reason,omitempty"`
+	Job        *EventJob     `json:"job,omitempty"`
+	Booking    *EventBooking `json:"booking,omitempty"`
+	Node       *EventNode    `json:"node,omitempty"`
+	Idle       *EventIdle    `json:"idle,omitempty"`
+}
+
+// EventJob describes the job an event is about.
+type EventJob struct {
+	ID          int64      `json:"id"`
+	Name        string     `json:"name"`
+	State       string     `json:"state"`
+	Owner       string     `json:"owner"`
+	GPUCount    int        `json:"gpu_count"`
+	GPUs        []string   `json:"gpus"`
+	SubmittedAt time.Time  `json:"submitted_at"`
+	StartedAt   *time.Time `json:"started_at,omitempty"`
+	EndedAt     *time.Time `json:"ended_at,omitempty"`
+	DurationS   int64      `json:"duration_s"`
+	ExitCode    *int       `json:"exit_code,omitempty"`
+}
+
+// EventBooking describes the booking or hold an event is about.
+type EventBooking struct {
+	ID       int64     `json:"id"`
+	Kind     string    `json:"kind"`
+	Owner    string    `json:"owner"`
+	GPUCount int       `json:"gpu_count"`
+	StartsAt time.Time `json:"starts_at"`
+	EndsAt   time.Time `json:"ends_at"`
+}
+
+// EventNode describes the node an event is about.
+type EventNode struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+// EventIdle tells how long an allocation sat idle and what happens next.
+type EventIdle struct {
+	IdleSinceAt  time.Time  `json:"idle_since"`
+	IdleS        int64      `json:"idle_s"`
+	ReclaimAt    *time.Time `json:"reclaim_at,omitempty"`
+	ThresholdPct int        `json:"threshold_pct"`
+}
+
+// NotifyEvent is something that happened, to be told to its recipients.
+type NotifyEvent struct {
+	Name string
+	// Subject names what the event is about ("job:42"); with Name and the
+	// channel it makes the delivery's deduplication key.
+	Subject string
+	// Users are the recipients by preference (the owner); admins are added
+	// for AdminEvents.
+	Users   []int64
+	Payload EventPayload
+}
+
+func dedupKey(ev *NotifyEvent, channel string) string {
+	return fmt.Sprintf("%s|%s|%s", ev.Name, ev.Subject, channel)
+}
+
+// UnreadCount returns how many in-app notifications user has not read.
+func UnreadCount(ctx context.Context, db bun.IDB, userID int64) (int, error) {
+	n, err := db.NewSelect().Model((*Notification)(nil)).
+		Where("user_id = ? AND channel_type = ? AND read_at IS NULL", userID, KindInApp).Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("models: unread notifications of user %d: %w", userID, err)
+	}
+	return int(n), nil
+}
+
+// InAppNotifications returns a user's in-app notifications, newest first.
+func InAppNotifications(ctx context.Context, db bun.IDB, userID int64, limit int) ([]Notification, error) {
+	var out []Notification
+	err := db.NewSelect().Model(&out).Where("user_id = ? AND channel_type = ?", userID, KindInApp).
+		OrderExpr("id DESC").Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("models: notifications of user %d: %w", userID, err)
+	}
+	return out, nil
+}
+
+// MarkRead marks a user's in-app notifications read: the one id, or all when id is 0.
+func MarkRead(ctx context.Context, db bun.IDB, userID, id int64, now time.Time) (int, error) {
+	q := db.NewUpdate().Model((*Notification)(nil)).Set("read_at = ?", now).
+		Where("user_id = ? AND channel_type = ? AND read_at IS NULL", userID, KindInApp)
+	if id != 0 {
+		q = q.Where("id = ?", id)
+	}
+	res, err := q.Exec(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("models: mark notifications of user %d read: %w", userID, err)
+	}
+	n, _ := res.RowsAffected()
+	if n > 0 {
+		if err := Notify(ctx, db, ChannelNotifications, fmt.Sprintf("%d", userID)); err != nil {
+			return 0, err
+		}
+	}
+	return int(n), nil
+}
+
+// Deliveries returns notifications sent over channels (not in-app): a
+// user's own (userID > 0) or everyone's, newest first; state filters when set.
+func Deliveries(ctx context.Context, db bun.IDB, userID int64, state string, limit int) ([]Notification, error) {
+	var out []Notification
+	q := db.NewSelect().Model(&out).Where("channel_type <> ?", KindInApp)
+	if userID > 0 {
+		q = q.Where("user_id = ?", userID)
+	}
+	if state != "" {
+		q = q.Where("state = ?", state)
+	}
+	if err := q.OrderExpr("id DESC").Limit(int64(limit)).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("models: deliveries: %w", err)
+	}
+	return out, nil
+}
+
+// GetNotification returns one notification.
+func GetNotification(ctx context.Context, db bun.IDB, id int64) (*Notification, error) {
+	n := new(Notification)
+	if err := db.NewSelect().Model(n).Where("id = ?", id).Scan(ctx); err != nil {
+		return nil, notFound(err, fmt.Sprintf("notification %d", id))
+	}
+	return n, nil
+}
+
+// MarkDelivery records one delivery attempt: its new state and, on failure,
+// the reason (shown to the user and the admin; it never holds secrets).
+func MarkDelivery(ctx context.Context, db bun.IDB, id int64, state, reason string, now time.Time) error {
+	q := db.NewUpdate().Model((*Notification)(nil)).Set("state = ?", state).Set("attempts = attempts + 1").
+		Set("last_error = ?", reason).Where("id = ?", id)
+	if state == DeliveryDelivered {
+		q = q.Set("delivered_at = ?", now)
+	}
+	if _, err := q.Exec(ctx); err != nil {
+		return fmt.Errorf("models: record delivery %d: %w", id, err)
+	}
+	return nil
+}
+
+// PendingDeliveries returns ids of channel deliveries still pending that
+// were created before t.
+func PendingDeliveries(ctx context.Context, db bun.IDB, before time.Time, limit int) ([]int64, error) {
+	var ids []int64
+	err := db.NewSelect().Model((*Notification)(nil)).Column("id").
+		Where("state = ? AND channel_type <> ? AND created_at < ?", DeliveryPending, KindInApp, before).
+		OrderExpr("created_at").Limit(int64(limit)).Scan(ctx, &ids)
+	if err != nil {
+		return nil, fmt.Errorf("models: pending deliveries: %w", err)
+	}
+	return ids, nil
+}

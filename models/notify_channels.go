@@ -1,0 +1,120 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// ChannelNotifications says a user's in-app notifications changed (payload:
+// the user id); the bell listens.
+const ChannelNotifications = "gpusched_notifications"
+
+func init() { Channels = append(Channels, ChannelNotifications) }
+
+// NotificationChannel is where a user's (or, without owner, the team's)
+// notifications go: a webhook URL, a Slack incoming-webhook URL or an email
+// address.
+type NotificationChannel struct {
+	bun.BaseModel `bun:"table:notification_channels,alias:nc"`
+
+	ID            int64     `bun:"id,pk,autoincrement" json:"id"`
+	UserID        *int64    `bun:"user_id" json:"user_id,omitempty"`
+	Type          string    `bun:"type,notnull" json:"type"`
+	Target        string    `bun:"target,notnull" json:"target"`
+	Secret        string    `bun:"secret,notnull" json:"-"`
+	RatePerMinute int       `bun:"rate_per_minute,notnull" json:"rate_per_minute"`
+	CreatedAt     time.Time `bun:"created_at,notnull" json:"created_at"`
+}
+
+// CreateChannel stores a new channel.
+func CreateChannel(ctx context.Context, db bun.IDB, ch *NotificationChannel) error {
+	if ch.RatePerMinute <= 0 {
+		ch.RatePerMinute = 30
+	}
+	if _, err := db.NewInsert().Model(ch).Returning("*").Exec(ctx); err != nil {
+		return fmt.Errorf("models: create %s channel: %w", ch.Type, err)
+	}
+	return nil
+}
+
+// UserChannels returns a user's own channels, oldest first.
+func UserChannels(ctx context.Context, db bun.IDB, userID int64) ([]NotificationChannel, error) {
+	var out []NotificationChannel
+	if err := db.NewSelect().Model(&out).Where("user_id = ?", userID).OrderExpr("id").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("models: channels of user %d: %w", userID, err)
+	}
+	return out, nil
+}
+
+// GetChannel returns one channel.
+func GetChannel(ctx context.Context, db bun.IDB, id int64) (*NotificationChannel, error) {
+	ch := new(NotificationChannel)
+	if err := db.NewSelect().Model(ch).Where("id = ?", id).Scan(ctx); err != nil {
+		return nil, notFound(err, fmt.Sprintf("notification channel %d", id))
+	}
+	return ch, nil
+}
+
+// DeleteChannel removes a user's channel (and its deliveries).
+func DeleteChannel(ctx context.Context, db bun.IDB, userID, id int64) error {
+	res, err := db.NewDelete().Model((*NotificationChannel)(nil)).Where("id = ? AND user_id = ?", id, userID).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("models: delete channel %d: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("models: delete channel %d: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// EnsureTeamChannel makes sure the one server-wide channel of a type (no
+// owner) points at target; an empty target removes it. Serve calls it at
+// start with its configuration (GPUSCHED_SLACK_WEBHOOK_URL).
+func EnsureTeamChannel(ctx context.Context, db bun.IDB, typ, target string) error {
+	if _, err := db.NewDelete().Model((*NotificationChannel)(nil)).
+		Where("user_id IS NULL AND type = ? AND target <> ?", typ, target).Exec(ctx); err != nil {
+		return fmt.Errorf("models: replace team %s channel: %w", typ, err)
+	}
+	if target == "" {
+		return nil
+	}
+	n, err := db.NewSelect().Model((*NotificationChannel)(nil)).Where("user_id IS NULL AND type = ?", typ).Count(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	return CreateChannel(ctx, db, &NotificationChannel{Type: typ, Target: target, CreatedAt: time.Now()})
+}
+
+// DeliveredSince counts a channel's deliveries since t (the rate limit).
+func DeliveredSince(ctx context.Context, db bun.IDB, channelID int64, t time.Time) (int, error) {
+	n, err := db.NewSelect().Model((*Notification)(nil)).
+		Where("channel_id = ? AND delivered_at >= ?", channelID, t).Count(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("models: deliveries of channel %d: %w", channelID, err)
+	}
+	return int(n), nil
+}
+
+// EventTest is the name of the message sent by a channel's test button; it
+// is not in the catalogue and no preference chooses it.
+const EventTest = "notification.test"
+
+// SendTest queues one test message to a channel, in the caller's transaction.
+func SendTest(ctx context.Context, db bun.IDB, ch *NotificationChannel, now time.Time) (int64, error) {
+	ev := NotifyEvent{Name: EventTest, Subject: fmt.Sprintf("test:%d", now.UnixNano()), Payload: EventPayload{
+		Event: EventTest, OccurredAt: now.UTC(), Title: "Test notification from GPUScheduler", Path: "/settings/notifications",
+		Text: "If you can read this, the channel works."}}
+	body, err := json.Marshal(ev.Payload)
+	if err != nil {
+		return 0, err
+	}
+	id, err := insertNotification(ctx, db, &ev, ch.UserID, &ch.ID, ch.Type, fmt.Sprintf("channel:%d", ch.ID), body, now)
+	if err != nil {
+		return 0, err
+	}
+	return id, EnqueueDeliveries(ctx, db, []int64{id})
+}

@@ -1,0 +1,71 @@
+package models
+
+import "slices"
+
+// The catalogue of notification events. Names are stable: receivers match on
+// them (X-GPUSched-Event) and users choose them in their preferences. Each
+// event's payload is an EventPayload; which of its parts are set is listed
+// beside the name (README "Notifications" holds the same table).
+const (
+	EventJobStarted     = "job.started"      // job: the owner's job got its GPUs and runs
+	EventJobFinished    = "job.finished"     // job: ended with success (exit 0 or released)
+	EventJobFailed      = "job.failed"       // job, reason: ended with an error
+	EventJobCanceled    = "job.canceled"     // job, reason: canceled by a person or reclaimed
+	EventJobPreempted   = "job.preempted"    // job, reason: stopped for a higher-priority job
+	EventJobWaitingLong = "job.waiting_long" // job, reason: still queued after the threshold (reason, ETA)
+	EventBookingStart   = "booking.starting" // booking: begins in a few minutes
+	EventBookingEnded   = "booking.ended"    // booking: its window closed
+	EventBookingClashed = "booking.clashed"  // booking, reason: an admin edit moved it
+	EventHoldExpired    = "hold.expired"     // booking (the hold): its TTL passed unused
+	EventGPUIdle        = "gpu.idle"         // job, idle: the allocation sat idle for the policy's time
+	EventGPUReclaimed   = "gpu.reclaimed"    // job, idle: the idle allocation was given back
+	EventNodeDown       = "node.down"        // node: a node stopped heartbeating (admins)
+	EventNodeUp         = "node.up"          // node: a node came back (admins)
+)
+
+// Events lists the catalogue in the order pages show it.
+var Events = []string{
+	EventJobStarted, EventJobFinished, EventJobFailed, EventJobCanceled, EventJobPreempted, EventJobWaitingLong,
+	EventBookingStart, EventBookingEnded, EventBookingClashed, EventHoldExpired,
+	EventGPUIdle, EventGPUReclaimed, EventNodeDown, EventNodeUp,
+}
+
+// AdminEvents go to administrators rather than to an owner.
+var AdminEvents = []string{EventNodeDown, EventNodeUp}
+
+// TeamEvents also go to team channels (channels without an owner, such as
+// the server-wide Slack channel).
+var TeamEvents = []string{EventJobFailed, EventGPUReclaimed, EventNodeDown, EventNodeUp}
+
+// Channel kinds a notification travels by.
+const (
+	KindInApp   = "in_app"
+	KindWebhook = "webhook"
+	KindSlack   = "slack"
+	KindEmail   = "email"
+)
+
+// ChannelKinds lists every kind, in-app first.
+var ChannelKinds = []string{KindInApp, KindWebhook, KindSlack, KindEmail}
+
+// DefaultPreferences are the kinds each event goes by when a user has not
+// chosen: the events people ask for (their own job ended, failed or was
+// preempted, a booking starting, their GPUs idle or reclaimed) everywhere;
+// the rest in the app only.
+func DefaultPreferences() map[string][]string {
+	all := []string{KindInApp, KindWebhook, KindSlack, KindEmail}
+	out := map[string][]string{}
+	for _, e := range Events {
+		out[e] = []string{KindInApp}
+	}
+	// A start is frequent and expected: nowhere unless asked for.
+	out[EventJobStarted] = []string{}
+	for _, e := range []string{EventJobFinished, EventJobFailed, EventJobPreempted, EventBookingStart,
+		EventBookingClashed, EventGPUIdle, EventGPUReclaimed, EventNodeDown} {
+		out[e] = slices.Clone(all)
+	}
+	return out
+}
+
+// IsEvent reports whether name is in the catalogue.
+func IsEvent(name string) bool { return slices.Contains(Events, name) }

@@ -1,0 +1,83 @@
+package views
+
+import "strconv"
+
+// The notifications pages' models (issue 13).
+
+func init() {
+	adminTabs = append(adminTabs, adminTab{"notifications", "Notifications", "/admin/notifications"})
+}
+
+// Bell is the nav's notification bell: the unread count.
+type Bell struct{ Unread int }
+
+// BellLabel is the bell's accessible name.
+func (b Bell) BellLabel() string {
+	switch b.Unread {
+	case 0:
+		return "Notifications"
+	case 1:
+		return "Notifications: 1 unread"
+	}
+	return "Notifications: " + strconv.Itoa(b.Unread) + " unread"
+}
+
+// NotificationItem is one in-app notification as the list shows it.
+type NotificationItem struct {
+	ID     int64
+	Event  string
+	Title  string
+	Reason string
+	Path   string
+	When   string
+	Unread bool
+}
+
+// NotificationsList is the /notifications page.
+type NotificationsList struct {
+	Unread int
+	Items  []NotificationItem
+}
+
+// PrefRow is one event's row of the preferences grid.
+type PrefRow struct {
+	Event, Help string
+	Kinds       map[string]bool
+}
+
+// ChannelRow is one of the user's channels.
+type ChannelRow struct {
+	ID            int64
+	Type, Target  string
+	RatePerMinute int
+}
+
+// DeliveryRow is one delivery over a channel, with its state and reason.
+type DeliveryRow struct {
+	ID        int64
+	User      string
+	Event     string
+	Channel   string
+	State     string
+	Attempts  int
+	LastError string
+	When      string
+}
+
+// NotifySettings is the /settings/notifications page.
+type NotifySettings struct {
+	Kinds      []string
+	Rows       []PrefRow
+	QuietStart string
+	QuietEnd   string
+	Channels   []ChannelRow
+	Deliveries []DeliveryRow
+	NewSecret  string // a just-created webhook's secret, shown once
+	Error      string
+	Saved      string
+}
+
+// AdminNotifications is the admin page of dead deliveries.
+type AdminNotifications struct {
+	Dead []DeliveryRow
+}
