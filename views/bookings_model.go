@@ -38,6 +38,7 @@ type CalendarBooking struct {
 	Owner  string
 	What   string // "2 × H100-80GB"
 	Window string // in the viewer's zone
+	When   string // "starts in 2h", "ends in 29m"
 	Note   string
 	Mine   bool
 }
