@@ -3,13 +3,15 @@
 TEMPL_VERSION := v0.3.977
 TEMPL := go run github.com/a-h/templ/cmd/templ@$(TEMPL_VERSION)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X main.version=$(VERSION)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+BUILD_DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE)
 GO_TEST_FLAGS ?=
 # go-nvml's cgo prologue calls NVML functions that NVIDIA marked deprecated; the
 # warnings say nothing about this code.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: help run build test generate check-generated lint bench clean dist
+.PHONY: help run build test generate check-generated lint bench clean dist release release-bin check-deploy
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -39,9 +41,17 @@ lint: ## gofmt and go vet
 
 bench: ## Benchmarks: the scheduling core's pass; HTTP with 16 clients (probes, status, submissions, release→start); pages with 1,000 jobs; 200 SSE subscribers for 60 s
 	go test -run '^$$' -bench BenchmarkPass -benchmem ./internal/scheduler
-	go test -run '^$$' -bench . -skip 'BenchmarkSSESubscribers|Page$$' -benchtime 5s ./web/
+	go test -run '^$$' -bench . -skip 'BenchmarkSSE|Page$$|BenchmarkSubmitScheduling|BenchmarkHeartbeats' -benchtime 5s ./web/
 	go test -run '^$$' -bench 'Page$$' -benchtime 1000x ./web/
 	go test -run '^$$' -bench BenchmarkSSESubscribers -benchtime 60x ./web/
+	# scale: change → browser latency, 200 subscribers, 100 changes/s for 10 s
+	go test -run '^$$' -bench BenchmarkSSELatency -benchtime 1000x ./web/
+	# scale: submissions with scheduling running and 2 node agents beside pgbench's raw INSERT (same run), p99 at 200/s
+	go test -run '^$$' -bench BenchmarkSubmitScheduling -benchtime 10000x ./web/
+	# scale: whole passes with the database (1,000 pending / 16 GPUs; 10,000 / 1,024 GPUs on 128 nodes)
+	go test -run '^$$' -bench BenchmarkPassDB -benchtime 30x ./jobs/
+	# scale: 128 node agents heartbeating every 2 s: CPU of the server process and of its PostgreSQL backends
+	go test -run '^$$' -bench BenchmarkHeartbeats -benchtime 15x ./web/
 
 AGENT_PLATFORMS := linux/amd64 linux/arm64 darwin/arm64 windows/amd64
 
@@ -56,6 +66,17 @@ dist: ## Cross-compile gpusched-agent into dist/ (linux/amd64, linux/arm64, darw
 	@cp deploy/gpusched-agent.service deploy/io.gpuscheduler.agent.plist dist/
 	@cd dist && (command -v sha256sum >/dev/null && sha256sum gpusched-agent* io.* || shasum -a 256 gpusched-agent* io.*) > SHA256SUMS.tmp && \
 		mv SHA256SUMS.tmp SHA256SUMS && cat SHA256SUMS
+
+# --- operations: releases and deployment checks ---
+release: ## Versioned tarballs of gpusched (linux amd64/arm64) and gpusched-agent (linux/darwin amd64/arm64) in dist/release, SHA256SUMS, signed with GPUSCHED_SIGNING_KEY
+	VERSION=$(VERSION) COMMIT=$(COMMIT) ./release/build.sh
+
+release-bin: ## The release build of gpusched for this platform into bin/ (what the Dockerfile runs)
+	CGO_ENABLED=$${CGO_ENABLED:-1} go build -trimpath -ldflags "-s -w $(LDFLAGS)" -o bin/gpusched ./cmd/gpusched
+
+check-deploy: ## Validate deploy/ (systemd units, Caddyfile, nginx, compose, Dockerfile, alert rules) with every validator installed
+	./deploy/check.sh
+# --- end operations ---
 
 clean: ## Remove build output (keeps .data)
 	rm -rf bin dist

@@ -20,7 +20,8 @@ type BookingJSON = apiclient.Booking
 
 func bookingJSON(b *models.BookingRow, now time.Time) BookingJSON {
 	return BookingJSON{ID: b.ID, Kind: b.Kind, User: b.OwnerEmail, GPUCount: b.GPUCount, GPUModel: b.GPUModel,
-		GPUIDs: b.GPUIDs, StartsAt: b.StartsAt.UTC(), EndsAt: b.EndsAt.UTC(), Note: b.Note, State: b.State(now), CreatedAt: b.CreatedAt.UTC()}
+		GPUIDs: b.GPUIDs, StartsAt: b.StartsAt.UTC(), EndsAt: b.EndsAt.UTC(), Note: b.Note, State: b.State(now), CreatedAt: b.CreatedAt.UTC(),
+		SeriesID: b.SeriesID, Sequence: b.Sequence, UpdatedAt: b.UpdatedAt.UTC()}
 }
 
 // unprocessable returns a 422 for a well-formed request the rules refuse.

@@ -18,7 +18,8 @@ const maxJSONBody = 1 << 20
 
 // decodeJSON reads one JSON object from the request body into v, strictly:
 // the content type must be JSON, unknown fields and trailing data are
-// refused, and every failure is a 400 (or 413/415) that says what is wrong.
+// refused, text must be valid UTF-8 without NUL (decode_text.go), and every
+// failure is a 400 (or 413/415) that says what is wrong.
 func decodeJSON(c echo.Context, v any) error {
 	_, err := readJSON(c, v)
 	return err
@@ -37,6 +38,12 @@ func readJSON(c echo.Context, v any) ([]byte, error) {
 	if err != nil {
 		return nil, jsonError(err)
 	}
+	if err := checkBodyText(body); err != nil {
+		return nil, err
+	}
+	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] != '{' {
+		return nil, Errorf(http.StatusBadRequest, "invalid_json", "the body must be a JSON object")
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -44,6 +51,9 @@ func readJSON(c echo.Context, v any) ([]byte, error) {
 	}
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
 		return nil, Errorf(http.StatusBadRequest, "invalid_json", "the body must hold exactly one JSON object")
+	}
+	if err := checkText(v); err != nil {
+		return nil, err
 	}
 	return body, nil
 }

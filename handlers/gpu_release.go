@@ -65,7 +65,9 @@ func (h *Handlers) GPURelease(c echo.Context) error {
 func (h *Handlers) leaseJob(ctx context.Context, tx *models.Tx, u *models.User, raw json.RawMessage) (*models.Job, error) {
 	var id int64
 	var ref string
-	if err := json.Unmarshal(raw, &id); err != nil {
+	if err := json.Unmarshal(raw, &id); err == nil && id <= 0 {
+		return nil, invalid("job_id", "must be a positive id, not %d", id)
+	} else if err != nil {
 		if err := json.Unmarshal(raw, &ref); err != nil || ref == "" {
 			return nil, invalid("job_id", "required: the id gpu-allocate answered, or your own job_id")
 		}

@@ -65,6 +65,9 @@ func (h *Handlers) HoldCreate(c echo.Context) error {
 // holdFrom validates a hold request against the cluster and the TTL.
 func (h *Handlers) holdFrom(u *models.User, b *apiclient.HoldRequest, cp models.Capacity) (*models.Hold, error) {
 	n, model, mem := b.GPUCount, strings.TrimSpace(b.GPUModel), 0.0
+	if n < 0 {
+		return nil, invalid("gpu_count", "must be positive, not %d", n)
+	}
 	if r := b.Requirements; r != nil {
 		if r.GPUCount != 0 {
 			n = r.GPUCount

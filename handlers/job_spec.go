@@ -117,14 +117,15 @@ func (s *JobSpec) gpus(j *models.Job, cp models.Capacity) error {
 		if *s.MemoryGB <= 0 {
 			return invalid("memory_gb", "must be positive")
 		}
-		mib := int64(*s.MemoryGB * 1024)
 		var most int64
 		for _, m := range matching {
 			most = max(most, cp.Models[m])
 		}
-		if mib > most {
+		// Compared as floats first: a huge value would overflow int64.
+		if *s.MemoryGB*1024 > float64(most) {
 			return invalid("memory_gb", "no GPU has %.0f GB; the largest has %.1f GB", *s.MemoryGB, float64(most)/1024)
 		}
+		mib := max(int64(*s.MemoryGB*1024), 1)
 		j.GPUMemoryMiB = &mib
 	}
 	return nil

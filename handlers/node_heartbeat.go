@@ -32,36 +32,23 @@ func (h *Handlers) NodeHeartbeat(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var reregister bool
-	now := h.Now()
-	err = h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
-		res, err := models.RecordHeartbeat(ctx, tx, node.ID, samples, now)
-		if err != nil {
-			return err
-		}
-		if err := models.MarkIdle(ctx, tx, node.ID, now); err != nil {
-			return err
-		}
-		// Usage history: this heartbeat's telemetry, one row per GPU.
-		if err := models.RecordSamples(ctx, tx, node.ID, now); err != nil {
-			return err
-		}
-		reregister = len(res.Unknown) > 0 || res.Unregistered
-		if res.CameBack {
-			if err := models.Notify(ctx, tx, models.ChannelNodes, fmt.Sprint(node.ID)); err != nil {
-				return err
-			}
-		}
-		if res.AvailabilityChanged {
-			// GPUs turned healthy or idle (or the reverse): worth a scheduling pass.
-			if err := models.Notify(ctx, tx, models.ChannelScheduler, "heartbeat"); err != nil {
-				return err
-			}
-		}
-		return models.Notify(ctx, tx, models.ChannelGPUs, fmt.Sprintf("node:%d", node.ID))
-	})
+	// One statement, committed on its own (models/heartbeat.go); the change
+	// signals go out after it, coalesced (128 nodes beating every 2 s would
+	// otherwise serialise their commits on PostgreSQL's notify lock).
+	res, err := h.DB.Heartbeat(c.Request().Context(), node.ID, samples, h.Now())
 	if err != nil {
 		return fmt.Errorf("handlers: heartbeat of node %s: %w", node.Name, err)
+	}
+	reregister := len(res.Unknown) > 0 || res.Unregistered
+	if res.CameBack {
+		h.signal(models.ChannelNodes, fmt.Sprint(node.ID))
+	}
+	if res.AvailabilityChanged {
+		// GPUs turned healthy or idle (or the reverse): worth a scheduling pass.
+		h.signal(models.ChannelScheduler, "heartbeat")
+	}
+	if !res.Unregistered {
+		h.signal(models.ChannelGPUs, fmt.Sprintf("node:%d", node.ID))
 	}
 	return c.JSON(http.StatusOK, apiclient.HeartbeatResponse{Reregister: reregister})
 }
@@ -84,6 +71,8 @@ func validateSamples(req apiclient.HeartbeatRequest) ([]models.GPUTelemetry, err
 			return nil, invalid(field+".utilization_pct", "must be 0–100, got %d", s.UtilizationPct)
 		case s.MemoryUsedMiB < 0:
 			return nil, invalid(field+".memory_used_mib", "must not be negative")
+		case s.TemperatureC < -273 || s.TemperatureC > 1000:
+			return nil, invalid(field+".temperature_c", "must be -273–1000, got %d", s.TemperatureC)
 		case s.PowerW < 0 || s.PowerLimitW < 0:
 			return nil, invalid(field+".power_w", "must not be negative")
 		case health != models.HealthOK && health != models.HealthDegraded && health != models.HealthFailed:
@@ -93,6 +82,12 @@ func validateSamples(req apiclient.HeartbeatRequest) ([]models.GPUTelemetry, err
 		}
 		procs := make([]models.GPUProcess, len(s.Processes))
 		for j, p := range s.Processes {
+			switch {
+			case p.PID <= 0:
+				return nil, invalid(fmt.Sprintf("%s.processes[%d].pid", field, j), "must be positive, got %d", p.PID)
+			case p.MemoryMiB < 0:
+				return nil, invalid(fmt.Sprintf("%s.processes[%d].memory_mib", field, j), "must not be negative")
+			}
 			procs[j] = models.GPUProcess{PID: p.PID, User: p.User, Name: p.Name, MemoryMiB: p.MemoryMiB}
 		}
 		out = append(out, models.GPUTelemetry{
@@ -102,4 +97,16 @@ func validateSamples(req apiclient.HeartbeatRequest) ([]models.GPUTelemetry, err
 		})
 	}
 	return out, nil
+}
+
+// signal announces a committed change: through the coalescing notifier
+// when there is one, else directly.
+func (h *Handlers) signal(channel, payload string) {
+	if h.Notifier != nil {
+		h.Notifier.Signal(channel, payload)
+		return
+	}
+	if err := models.Notify(context.Background(), h.DB.Bun, channel, payload); err != nil {
+		h.Logger.Warn("could not send a change signal", "channel", channel, "err", err)
+	}
 }

@@ -35,7 +35,7 @@ func (h *Handlers) SSOCallback(c echo.Context) error {
 		}
 		return h.renderLogin(c, http.StatusBadRequest, flow.Next, msg)
 	}
-	if t := (*signin.ErrToken)(nil); errors.As(err, &t) {
+	if t := (*signin.TokenError)(nil); errors.As(err, &t) {
 		h.log(c).Warn("sign-in refused: ID token failed verification", "provider", p.Name, "err", err)
 		return h.renderLogin(c, http.StatusUnauthorized, flow.Next, "The sign-in provider's answer could not be verified, so nobody is signed in. Please try again, or tell an admin if it keeps happening.")
 	}

@@ -31,31 +31,45 @@ type NodeLivenessWorker struct {
 
 // Work runs one sweep.
 func (w *NodeLivenessWorker) Work(ctx context.Context, _ *river.Job[NodeLivenessArgs]) error {
-	return SweepNodes(ctx, *w.deps)
+	d := *w.deps
+	return d.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+		// The clock is read once the database answered: a sweep that waited
+		// out an outage must see that outage (operations: outage grace).
+		now, grace, err := livenessGrace(ctx, tx, d)
+		if err != nil || grace {
+			return err
+		}
+		return sweepNodesTx(ctx, tx, d, now)
+	})
 }
 
 // SweepNodes marks stale nodes down in one transaction.
 func SweepNodes(ctx context.Context, d Deps) error {
 	return d.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		down, err := models.MarkStaleNodesDown(ctx, tx, d.Now(), d.Config.NodeDownAfter)
-		if err != nil || len(down) == 0 {
-			return err
-		}
-		d.Logger.Warn("nodes marked down: no heartbeat", "nodes", down, "after", d.Config.NodeDownAfter)
-		if n, err := LoseNodeJobs(ctx, tx, down, d.Now()); err != nil {
-			return err
-		} else if n > 0 {
-			d.Logger.Warn("jobs of down nodes lost", "nodes", down, "jobs", n)
-		}
-		for _, name := range down { // notifications (issue 13)
-			if err := models.EmitNodeEvent(ctx, tx, models.EventNodeDown, name, d.Now()); err != nil {
-				return err
-			}
-		}
-		payload := strings.Join(down, ",")
-		if err := models.Notify(ctx, tx, models.ChannelNodes, payload); err != nil {
-			return err
-		}
-		return models.Notify(ctx, tx, models.ChannelGPUs, "down:"+payload)
+		return sweepNodesTx(ctx, tx, d, d.Now())
 	})
+}
+
+// sweepNodesTx marks the nodes stale at now down in tx.
+func sweepNodesTx(ctx context.Context, tx *models.Tx, d Deps, now time.Time) error {
+	down, err := models.MarkStaleNodesDown(ctx, tx, now, d.Config.NodeDownAfter)
+	if err != nil || len(down) == 0 {
+		return err
+	}
+	d.Logger.Warn("nodes marked down: no heartbeat", "nodes", down, "after", d.Config.NodeDownAfter)
+	if n, err := LoseNodeJobs(ctx, tx, down, now); err != nil {
+		return err
+	} else if n > 0 {
+		d.Logger.Warn("jobs of down nodes lost", "nodes", down, "jobs", n)
+	}
+	for _, name := range down { // notifications (issue 13)
+		if err := models.EmitNodeEvent(ctx, tx, models.EventNodeDown, name, now); err != nil {
+			return err
+		}
+	}
+	payload := strings.Join(down, ",")
+	if err := models.Notify(ctx, tx, models.ChannelNodes, payload); err != nil {
+		return err
+	}
+	return models.Notify(ctx, tx, models.ChannelGPUs, "down:"+payload)
 }

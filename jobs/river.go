@@ -41,6 +41,9 @@ type Deps struct {
 	Config    Config
 	Executors Executors
 	River     *river.Client[pgx.Tx]
+	// Snapshots keeps the pass's snapshot in memory between passes
+	// (models.SnapshotCache); nil: every pass reads it whole.
+	Snapshots *models.SnapshotCache
 }
 
 // NewClient builds the River client with every worker and periodic job
@@ -49,6 +52,9 @@ type Deps struct {
 func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 	if d.Executors == nil {
 		d.Executors = Executors{}
+	}
+	if d.Snapshots == nil {
+		d.Snapshots = models.NewSnapshotCache()
 	}
 	if d.Config.PassEvery <= 0 {
 		d.Config.PassEvery = 30 * time.Second
@@ -67,6 +73,7 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &TelemetryRollupWorker{deps: d})
 	// Notifications and idle reclaim (issue 13).
 	addNotifyWorkers(workers, d)
+	river.AddWorker(workers, &RedispatchWorker{deps: d}) // operations: replica failover
 
 	client, err := river.NewClient(riverpgxv5.New(d.DB.Pool), &river.Config{
 		Logger: d.Logger.With("component", "river"),
@@ -80,6 +87,9 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 		Workers:       workers,
 		PeriodicJobs:  periodicJobs(d.Config),
 		JobTimeout:    time.Minute,
+		// A job left running by a replica that died is retried this long
+		// after it began: no job runs past JobTimeout, so it cannot be live.
+		RescueStuckJobsAfter: time.Minute + 15*time.Second,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("jobs: new river client: %w", err)
@@ -89,7 +99,7 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 }
 
 func periodicJobs(cfg Config) []*river.PeriodicJob {
-	every := max(cfg.NodeDownAfter/3, time.Second)
+	every := livenessEvery(cfg)
 	return []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(every),
 			func() (river.JobArgs, *river.InsertOpts) { return NodeLivenessArgs{}, nil },
@@ -104,5 +114,6 @@ func periodicJobs(cfg Config) []*river.PeriodicJob {
 		scoringObservePeriodic(),
 		telemetryRollupPeriodic(),
 		notifySweepPeriodic(), idleReclaimPeriodic(cfg), notifyTimersPeriodic(), // issue 13
+		redispatchPeriodic(), // operations: replica failover
 	}
 }

@@ -54,6 +54,8 @@ func (w *SchedulePassWorker) Work(ctx context.Context, job *river.Job[SchedulePa
 // riverJobID is the pass's own River job (0 when run directly).
 func RunPass(ctx context.Context, d Deps, riverJobID int64, reason string) (models.PassStats, error) {
 	var stats models.PassStats
+	var explained []scheduler.Explanation // what the pass left on pending jobs
+	loaded := false
 	err := d.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
 		start := time.Now()
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, passLockKey); err != nil {
@@ -86,7 +88,14 @@ func RunPass(ctx context.Context, d Deps, riverJobID int64, reason string) (mode
 			}
 			return finishPass(ctx, tx, &stats, start)
 		}
-		snap, prev, err := models.LoadSnapshot(ctx, tx, now, time.Duration(cfg.FairShare.HalfLife))
+		var snap scheduler.Snapshot
+		var prev models.Explained
+		if d.Snapshots != nil {
+			loaded = true
+			snap, prev, err = d.Snapshots.Load(ctx, tx, now, time.Duration(cfg.FairShare.HalfLife))
+		} else {
+			snap, prev, err = models.LoadSnapshot(ctx, tx, now, time.Duration(cfg.FairShare.HalfLife))
+		}
 		if err != nil {
 			return err
 		}
@@ -98,6 +107,14 @@ func RunPass(ctx context.Context, d Deps, riverJobID int64, reason string) (mode
 		plan := scheduler.Schedule(snap, cfg)
 		stats.CoreMS = msSince(coreStart)
 		appendHeld(&plan, held)
+		if len(plan.Starts) == 0 && len(plan.Preemptions) == 0 {
+			// Nothing starts or stops: the pass only refreshes explanations
+			// and its own figures, which the next pass rewrites anyway, so it
+			// need not wait for the WAL flush (most passes on a busy queue).
+			if _, err := tx.ExecContext(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+				return fmt.Errorf("jobs: pass commit mode: %w", err)
+			}
+		}
 		if err := applyPlan(ctx, d, tx, plan, now); err != nil {
 			return err
 		}
@@ -110,6 +127,7 @@ func RunPass(ctx context.Context, d Deps, riverJobID int64, reason string) (mode
 				return err
 			}
 		}
+		explained = plan.Pending
 		changed, err := models.RecordExplanations(ctx, tx, plan.Pending, prev, now)
 		if err != nil {
 			return err
@@ -125,6 +143,13 @@ func RunPass(ctx context.Context, d Deps, riverJobID int64, reason string) (mode
 		stats.Pending, stats.Started, stats.Preempted = len(plan.Pending), len(plan.Starts), len(plan.Preemptions)
 		return finishPass(ctx, tx, &stats, start)
 	})
+	if d.Snapshots != nil && loaded {
+		if err != nil {
+			d.Snapshots.Invalidate() // what committed is unknown: read it whole next time
+		} else {
+			d.Snapshots.Committed(stats.PassesTotal, explained)
+		}
+	}
 	if err != nil {
 		return stats, fmt.Errorf("jobs: scheduling pass: %w", err)
 	}

@@ -37,15 +37,8 @@ func CreateBooking(ctx context.Context, tx bun.IDB, b *Booking, gpuIDs []int64, 
 	if _, err := tx.NewRaw("SELECT pg_advisory_xact_lock(?)", int64(bookingLockKey)).Exec(ctx); err != nil {
 		return fmt.Errorf("models: create booking: lock: %w", err)
 	}
-	if maxLive > 0 {
-		n, err := liveBookings(tx.NewSelect().Model((*Booking)(nil))).Where("booking.kind = ?", BookingKindBooking).
-			Where("booking.user_id = ?", b.UserID).Where("booking.ends_at > ?", now).Count(ctx)
-		if err != nil {
-			return fmt.Errorf("models: create booking: count live bookings: %w", err)
-		}
-		if n >= int64(maxLive) {
-			return fmt.Errorf("%w: you have %d upcoming or active bookings, the most allowed is %d", ErrBookingLimit, n, maxLive)
-		}
+	if err := checkLiveLimit(ctx, tx, b.UserID, maxLive, now); err != nil { // a series counts once (calendar)
+		return err
 	}
 	gpus, err := ListBookableGPUs(ctx, tx)
 	if err != nil {
@@ -190,14 +183,17 @@ func clashError(req *BookingRow, active []*BookingRow, pool []int, gpus []Bookab
 			}
 		}
 	}
-	var who []string
+	e := &ClashError{What: describeGPUs(req, gpus), Count: req.GPUCount, At: t}
 	for i, o := range active {
 		if named[i] {
-			who = append(who, fmt.Sprintf("%s's %s #%d of %s, %s", o.OwnerEmail, o.Kind, o.ID, describeGPUs(o, gpus), Window(o.StartsAt, o.EndsAt)))
+			r := ClashRival{ID: o.ID, Kind: o.Kind, Owner: o.OwnerEmail, GPUs: describeGPUs(o, gpus), StartsAt: o.StartsAt, EndsAt: o.EndsAt}
+			if o.ID < 0 { // a row not written yet (import, series): -row
+				r.ID, r.Row = 0, int(-o.ID)
+			}
+			e.Rivals = append(e.Rivals, r)
 		}
 	}
-	return fmt.Errorf("%w: %s %s not free at %s: it clashes with %s", ErrBookingClash, describeGPUs(req, gpus),
-		isAre(req.GPUCount), t.UTC().Format("Mon 2 Jan 15:04 UTC"), strings.Join(who, "; "))
+	return e
 }
 
 // describeGPUs says which GPUs a booking claims: "GPU 3 (sim-1 #2), GPU 4

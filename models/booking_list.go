@@ -104,8 +104,9 @@ func CancelBooking(ctx context.Context, tx bun.IDB, id, userID int64, admin bool
 	if st := b.State(now); st == BookingEnded || st == BookingCanceled {
 		return nil, fmt.Errorf("models: cancel booking %d: it is already %s: %w", id, st, ErrBadTransition)
 	}
-	b.CanceledAt = &now
-	if _, err := tx.NewUpdate().Model(b).Column("canceled_at").WherePK().Exec(ctx); err != nil {
+	b.CanceledAt, b.UpdatedAt = &now, now
+	b.Sequence++ // calendar feeds show the cancellation on refresh
+	if _, err := tx.NewUpdate().Model(b).Column("canceled_at", "sequence", "updated_at").WherePK().Exec(ctx); err != nil {
 		return nil, fmt.Errorf("models: cancel booking %d: %w", id, err)
 	}
 	if err := Audit(ctx, tx, &AuditEntry{ActorUserID: &userID, Action: "booking.cancel", TargetType: "booking",

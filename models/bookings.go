@@ -40,4 +40,14 @@ type Booking struct {
 	// PinnedGPUIDs are the GPUs the last scheduling pass kept for it while
 	// in force (migration 0008, RecordBookingPins).
 	PinnedGPUIDs []int64 `bun:"pinned_gpu_ids,array" json:"pinned_gpu_ids,omitempty"`
+
+	// Edits, series and imports (migration 0012): Sequence counts edits
+	// (iCalendar SEQUENCE), UpdatedAt is the last change, SeriesID joins
+	// the occurrences of a recurring booking, EndedEarlyAt is when its
+	// owner ended it early, ImportFingerprint names the imported CSV row.
+	SeriesID          *int64     `bun:"series_id" json:"series_id,omitempty"`
+	Sequence          int        `bun:"sequence,notnull" json:"sequence"`
+	UpdatedAt         time.Time  `bun:"updated_at,notnull,default:now()" json:"updated_at"`
+	EndedEarlyAt      *time.Time `bun:"ended_early_at" json:"ended_early_at,omitempty"`
+	ImportFingerprint string     `bun:"import_fingerprint,nullzero" json:"-"`
 }

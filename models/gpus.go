@@ -111,6 +111,7 @@ ON CONFLICT (uuid) DO UPDATE SET node_id = excluded.node_id, idx = excluded.idx,
 // HeartbeatResult says what a heartbeat changed that others care about.
 type HeartbeatResult struct {
 	CameBack bool // the node was not up before
+	WasDown  bool // the node was marked down before (node.up is sent)
 	// Unregistered is set when the node never registered: it must, first.
 	Unregistered bool
 	Unknown      []string // reported UUIDs the server does not know for this node
@@ -118,74 +119,4 @@ type HeartbeatResult struct {
 	// run on it, changed: the scheduler may now place (or no longer place)
 	// jobs there.
 	AvailabilityChanged bool
-}
-
-// RecordHeartbeat stores a node's heartbeat: it is up, seen now, and each
-// reported GPU (matched by UUID among the node's own) gets its telemetry.
-func RecordHeartbeat(ctx context.Context, db bun.IDB, nodeID int64, samples []GPUTelemetry, now time.Time) (HeartbeatResult, error) {
-	var res HeartbeatResult
-	var prev string
-	if err := db.NewRaw(`SELECT status FROM nodes WHERE id = ? FOR UPDATE`, nodeID).Scan(ctx, &prev); err != nil {
-		return res, notFound(err, fmt.Sprintf("heartbeat of node %d", nodeID))
-	}
-	if prev == NodeNew {
-		res.Unregistered = true // it must register before it can beat
-		return res, nil
-	}
-	res.CameBack = prev != NodeUp
-	if _, err := db.NewUpdate().Model((*Node)(nil)).
-		Set("status = ?", NodeUp).Set("last_heartbeat_at = ?", now).
-		Where("id = ?", nodeID).Exec(ctx); err != nil {
-		return res, fmt.Errorf("models: heartbeat of node %d: %w", nodeID, err)
-	}
-	if prev == NodeDown { // notifications (issue 13)
-		if err := emitNodeUp(ctx, db, nodeID, now); err != nil {
-			return res, err
-		}
-	}
-	if samples == nil {
-		samples = []GPUTelemetry{}
-	}
-	for i := range samples {
-		if samples[i].Processes == nil {
-			samples[i].Processes = []GPUProcess{}
-		}
-	}
-	body, err := json.Marshal(samples)
-	if err != nil {
-		return res, fmt.Errorf("models: heartbeat of node %d: %w", nodeID, err)
-	}
-	var seen []struct {
-		UUID    string `bun:"uuid"`
-		Changed bool   `bun:"changed"`
-	}
-	err = db.NewRaw(`
-WITH t AS (
-    SELECT * FROM jsonb_to_recordset(?::jsonb) AS t(uuid text, utilization_pct int, memory_used_mib bigint,
-        temperature_c int, power_w int, power_limit_w int, health text, health_reason text, processes jsonb)
-), old AS (
-    SELECT g.id, g.health, g.processes = '[]'::jsonb AS idle FROM gpus g JOIN t ON t.uuid = g.uuid
-    WHERE g.node_id = ? AND g.present
-)
-UPDATE gpus g SET utilization_pct = t.utilization_pct, memory_used_mib = t.memory_used_mib,
-    temperature_c = t.temperature_c, power_w = t.power_w, power_limit_w = t.power_limit_w,
-    health = t.health, health_reason = t.health_reason, processes = t.processes, telemetry_at = ?
-FROM t, old
-WHERE g.uuid = t.uuid AND old.id = g.id
-RETURNING g.uuid, (old.health <> t.health OR old.idle <> (t.processes = '[]'::jsonb)) AS changed`,
-		string(body), nodeID, now).Scan(ctx, &seen)
-	if err != nil {
-		return res, fmt.Errorf("models: heartbeat of node %d: telemetry: %w", nodeID, err)
-	}
-	known := make(map[string]bool, len(seen))
-	for _, r := range seen {
-		known[r.UUID] = true
-		res.AvailabilityChanged = res.AvailabilityChanged || r.Changed
-	}
-	for _, s := range samples {
-		if !known[s.UUID] {
-			res.Unknown = append(res.Unknown, s.UUID)
-		}
-	}
-	return res, nil
 }

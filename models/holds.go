@@ -51,6 +51,12 @@ type Hold struct {
 	ExpiredAt     *time.Time `bun:"expired_at"`
 	CreatedAt     time.Time  `bun:"created_at,notnull,default:now()"`
 	PinnedGPUIDs  []int64    `bun:"pinned_gpu_ids,array"` // see Booking.PinnedGPUIDs
+	// Columns of migration 0012 (see Booking).
+	SeriesID          *int64     `bun:"series_id"`
+	Sequence          int        `bun:"sequence,notnull"`
+	UpdatedAt         time.Time  `bun:"updated_at,notnull,default:now()"`
+	EndedEarlyAt      *time.Time `bun:"ended_early_at"`
+	ImportFingerprint string     `bun:"import_fingerprint,nullzero"`
 }
 
 // State is the hold's state at now.

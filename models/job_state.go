@@ -8,18 +8,20 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
 )
 
-// Job states (DESIGN.md, invariant 2).
+// Job states (DESIGN.md, invariant 2): the API contract's names.
 const (
-	JobQueued     = "queued"
-	JobScheduled  = "scheduled"
-	JobAllocating = "allocating"
-	JobRunning    = "running"
-	JobCompleted  = "completed"
-	JobFailed     = "failed"
-	JobCanceled   = "canceled"
-	JobPreempted  = "preempted"
+	JobQueued     = apiclient.JobQueued
+	JobScheduled  = apiclient.JobScheduled
+	JobAllocating = apiclient.JobAllocating
+	JobRunning    = apiclient.JobRunning
+	JobCompleted  = apiclient.JobCompleted
+	JobFailed     = apiclient.JobFailed
+	JobCanceled   = apiclient.JobCanceled
+	JobPreempted  = apiclient.JobPreempted
 )
 
 // JobStates lists every state in the order of a job's life.
@@ -45,7 +47,7 @@ var ErrBadTransition = errors.New("state transition not allowed")
 func CanMove(from, to string) bool { return slices.Contains(jobMoves[from], to) }
 
 // IsTerminal reports whether a job in state s will never move again.
-func IsTerminal(s string) bool { return s == JobCompleted || s == JobFailed || s == JobCanceled }
+func IsTerminal(s string) bool { return apiclient.IsTerminal(s) }
 
 // JobEvent is one recorded move of a job's state.
 type JobEvent struct {

@@ -67,6 +67,10 @@ type Job struct {
 	// NodeID pins the job to one node (a lease asked for through that
 	// node's local /acquire); nil: any node.
 	NodeID *int64 `bun:"node_id" json:"node_id,omitempty"`
+	// SchedXID is the transaction that last changed what the scheduler
+	// decides on about the job; set by a trigger (migration 14), read by
+	// the in-memory snapshot (snapshot_cache.go) only.
+	SchedXID string `bun:"sched_xid,scanonly" json:"-"`
 }
 
 // Querier runs a parameterised query: a *pgxpool.Pool, or a Tx's PGX().

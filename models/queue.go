@@ -49,15 +49,31 @@ func ListJobs(ctx context.Context, db bun.IDB, f JobFilter) ([]Job, error) {
 	return out, nil
 }
 
+// ExactPositionsUpTo bounds the work of one pass on a long queue: a job
+// waiting beyond this place keeps the position it was last given until its
+// reason changes or it comes within it (a new job ahead of ten thousand
+// others would otherwise rewrite them all on every pass). Beyond it the
+// queue's order is approximate; no ETA is estimated there anyway.
+const ExactPositionsUpTo = 1000
+
+// explanationChanged reports whether a job's word e is worth writing over
+// p: another position (within ExactPositionsUpTo), code, reason, or ETA to
+// the minute.
+func explanationChanged(p, e scheduler.Explanation) bool {
+	far := e.Position > ExactPositionsUpTo && p.Position > ExactPositionsUpTo
+	return p.Code != e.Code || p.Reason != e.Reason ||
+		(!far && (p.Position != e.Position || !p.EstimatedStart.Truncate(time.Minute).Equal(e.EstimatedStart.Truncate(time.Minute))))
+}
+
 // RecordExplanations stores the scheduler's word on every pending job whose
 // word changed since prev, in one statement. explained_at says when a job's
 // word last changed; score is as of then. (A job's word is cleared when it
-// leaves the queue, in MoveJob.)
+// leaves the queue, in MoveJob.) Positions beyond ExactPositionsUpTo are
+// rewritten only with a new reason.
 func RecordExplanations(ctx context.Context, db bun.IDB, ex []scheduler.Explanation, prev Explained, now time.Time) (int, error) {
 	changed := ex[:0:0]
 	for _, e := range ex {
-		if p, ok := prev[e.JobID]; !ok || p.Position != e.Position || p.Code != e.Code || p.Reason != e.Reason ||
-			!p.EstimatedStart.Truncate(time.Minute).Equal(e.EstimatedStart.Truncate(time.Minute)) {
+		if p, ok := prev[e.JobID]; !ok || explanationChanged(p, e) {
 			changed = append(changed, e)
 		}
 	}

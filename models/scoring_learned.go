@@ -65,8 +65,8 @@ func CompletionObservation(ctx context.Context, db bun.IDB, j *Job, end time.Tim
 // log space) over the GPU models it may run on; a job type never observed
 // keeps 0, so the scheduler's DefaultDuration applies. On a cluster of
 // several GPU models, pending jobs that accept any are steered by the score
-// (steerByScore).
-func applyLearned(ctx context.Context, db bun.IDB, s *scheduler.Snapshot) error {
+// (steerByScore). jobTypes holds the job type of every job that has one.
+func applyLearned(ctx context.Context, db bun.IDB, s *scheduler.Snapshot, jobTypes map[int64]string) error {
 	var ids []int64
 	announced := map[int64]bool{}
 	steer := false // several GPU models: jobs that accept any may be steered
@@ -86,22 +86,16 @@ func applyLearned(ctx context.Context, db bun.IDB, s *scheduler.Snapshot) error 
 	if len(ids) == 0 {
 		return nil
 	}
-	var rows []struct {
-		ID      int64  `bun:"id"`
-		JobType string `bun:"job_type"`
-	}
-	if err := db.NewSelect().Model((*Job)(nil)).Column("id", "job_type").Where("id IN (?)", bun.In(ids)).
-		Where("job_type <> ''").Scan(ctx, &rows); err != nil {
-		return fmt.Errorf("models: job types for learned runtimes: %w", err)
-	}
-	if len(rows) == 0 {
-		return nil
-	}
-	typeOf := make(map[int64]string, len(rows))
+	typeOf := make(map[int64]string, len(ids))
 	var types []string
-	for _, r := range rows {
-		typeOf[r.ID] = r.JobType
-		types = append(types, r.JobType)
+	for _, id := range ids {
+		if t, ok := jobTypes[id]; ok {
+			typeOf[id] = t
+			types = append(types, t)
+		}
+	}
+	if len(types) == 0 {
+		return nil
 	}
 	st, err := loadScoringState(ctx, db, scoring.Distinct(types), []string{})
 	if err != nil {

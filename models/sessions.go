@@ -60,6 +60,18 @@ func LookupSession(ctx context.Context, db bun.IDB, hash []byte, ip string, now 
 	return s, notFound(err, "look up session")
 }
 
+// SessionLive reports whether the session whose opaque id hashes to hash is
+// live and its user enabled, without marking it seen.
+func SessionLive(ctx context.Context, db bun.IDB, hash []byte, now time.Time) (bool, error) {
+	ok, err := db.NewSelect().TableExpr("sessions AS s").Join("JOIN users AS u ON u.id = s.user_id").
+		Where("s.token_hash = ?", hash).Where("s.ended_at IS NULL").Where("s.expires_at > ?", now).
+		Where("u.disabled_at IS NULL").Exists(ctx)
+	if err != nil {
+		return false, fmt.Errorf("models: is the session live: %w", err)
+	}
+	return ok, nil
+}
+
 // ListSessions returns a user's live sessions, most recently seen first.
 func ListSessions(ctx context.Context, db bun.IDB, userID int64, now time.Time) ([]Session, error) {
 	var out []Session

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,6 +24,14 @@ type Explained map[int64]scheduler.Explanation
 // (and the explanations they carry), live bookings and holds, and every
 // user's and team's share, cap and decayed usage.
 func LoadSnapshot(ctx context.Context, db bun.IDB, now time.Time, halfLife time.Duration) (scheduler.Snapshot, Explained, error) {
+	return loadSnapshot(ctx, db, now, halfLife, loadJobs)
+}
+
+// jobLoader fills a snapshot's pending and running jobs, their
+// explanations and job types.
+type jobLoader func(ctx context.Context, db bun.IDB, s *scheduler.Snapshot, prev Explained, types map[int64]string) error
+
+func loadSnapshot(ctx context.Context, db bun.IDB, now time.Time, halfLife time.Duration, jobs jobLoader) (scheduler.Snapshot, Explained, error) {
 	s := scheduler.Snapshot{Now: now, Users: map[int64]scheduler.Principal{}, Teams: map[int64]scheduler.Principal{}}
 	prev := Explained{}
 	nodes, err := ListNodes(ctx, db)
@@ -35,11 +44,12 @@ func LoadSnapshot(ctx context.Context, db bun.IDB, now time.Time, halfLife time.
 	if err := loadGPUs(ctx, db, &s); err != nil {
 		return s, nil, err
 	}
-	if err := loadJobs(ctx, db, &s, prev); err != nil {
+	types := map[int64]string{}
+	if err := jobs(ctx, db, &s, prev, types); err != nil {
 		return s, nil, err
 	}
 	// The scoring model's learned runtimes and GPU-model steering (scoring_learned.go).
-	if err := applyLearned(ctx, db, &s); err != nil {
+	if err := applyLearned(ctx, db, &s, types); err != nil {
 		return s, nil, err
 	}
 	if err := loadBookings(ctx, db, &s); err != nil {
@@ -77,44 +87,127 @@ func loadGPUs(ctx context.Context, db bun.IDB, s *scheduler.Snapshot) error {
 	return nil
 }
 
-func loadJobs(ctx context.Context, db bun.IDB, s *scheduler.Snapshot, prev Explained) error {
-	var jobs []Job
-	if err := db.NewSelect().Model(&jobs).
-		Where("state IN (?)", bun.In(append([]string{JobQueued}, holdingStates...))).
-		OrderExpr("submitted_at, id").Scan(ctx); err != nil {
+// snapshotJobColumns are what the scheduler decides on and the explanation
+// a pending job carries (scanJob reads them).
+const snapshotJobColumns = `j.id, j.owner_id, j.team_id, j.state, j.name, j.gpu_count, j.gpu_memory_mib, j.gpu_model,
+       j.allow_multi_node, j.priority, j.preemptible, j.submitted_at, j.node_id, j.estimated_duration_s,
+       j.job_type, coalesce(j.started_at, j.scheduled_at),
+       j.queue_position, j.pending_code, j.pending_reason, j.estimated_start_at`
+
+// snapshotJobsQuery reads every queued job and every job holding GPUs, in
+// submission order.
+const snapshotJobsQuery = `SELECT ` + snapshotJobColumns + `
+FROM jobs j
+WHERE j.state IN ('queued', 'scheduled', 'allocating', 'running')
+ORDER BY j.submitted_at, j.id`
+
+// snapJob is one job as the snapshot reads it.
+type snapJob struct {
+	job     scheduler.Job // without its GPUs
+	state   string
+	ex      scheduler.Explanation // a queued job's explanation
+	jobType string
+}
+
+// live reports whether the job belongs in a snapshot: queued or holding GPUs.
+func (j *snapJob) live() bool { return j.state == JobQueued || slices.Contains(holdingStates, j.state) }
+
+func scanJob(r rows) (snapJob, error) {
+	var (
+		out                    snapJob
+		sj                     = &out.job
+		teamID, mem, node, est *int64
+		started, eta           *time.Time
+		position               *int
+	)
+	if err := r.Scan(&sj.ID, &sj.UserID, &teamID, &out.state, &sj.Name, &sj.GPUCount, &mem, &sj.GPUModel,
+		&sj.AllowMultiNode, &sj.Priority, &sj.Preemptible, &sj.SubmittedAt, &node, &est,
+		&out.jobType, &started, &position, &out.ex.Code, &out.ex.Reason, &eta); err != nil {
+		return out, fmt.Errorf("models: snapshot jobs: %w", err)
+	}
+	if teamID != nil {
+		sj.TeamID = *teamID
+	}
+	if mem != nil {
+		sj.MinMemoryMiB = *mem
+	}
+	if node != nil {
+		sj.NodeID = *node
+	}
+	if est != nil {
+		sj.EstimatedDuration = time.Duration(*est) * time.Second
+	}
+	if started != nil && out.state != JobQueued {
+		sj.StartedAt = *started
+	}
+	out.ex.JobID = sj.ID
+	if position != nil {
+		out.ex.Position = *position
+	}
+	if eta != nil {
+		out.ex.EstimatedStart = *eta
+	}
+	return out, nil
+}
+
+// addJob puts j into s (pending or running, with the GPUs it holds), its
+// explanation into prev and its type into types.
+func addJob(s *scheduler.Snapshot, prev Explained, types map[int64]string, held map[int64][]int64, j *snapJob) {
+	if j.jobType != "" {
+		types[j.job.ID] = j.jobType
+	}
+	if j.state == JobQueued {
+		s.Pending = append(s.Pending, j.job)
+		prev[j.job.ID] = j.ex
+		return
+	}
+	sj := j.job
+	sj.GPUs = held[sj.ID]
+	s.Running = append(s.Running, sj)
+}
+
+func loadJobs(ctx context.Context, db bun.IDB, s *scheduler.Snapshot, prev Explained, types map[int64]string) error {
+	held, err := liveAllocations(ctx, db)
+	if err != nil {
+		return err
+	}
+	r, closeRows, err := query(ctx, db, snapshotJobsQuery)
+	if err != nil {
 		return fmt.Errorf("models: snapshot jobs: %w", err)
 	}
-	var allocs []Allocation
-	if err := db.NewSelect().Model(&allocs).Where("released_at IS NULL").OrderExpr("job_id, gpu_id").Scan(ctx); err != nil {
-		return fmt.Errorf("models: snapshot allocations: %w", err)
-	}
-	held := map[int64][]int64{}
-	for _, a := range allocs {
-		held[a.JobID] = append(held[a.JobID], a.GPUID)
-	}
-	for _, j := range jobs {
-		sj := SchedulerJob(&j)
-		if j.State == JobQueued {
-			s.Pending = append(s.Pending, sj)
-			e := scheduler.Explanation{JobID: j.ID, Code: j.PendingCode, Reason: j.PendingReason}
-			if j.QueuePosition != nil {
-				e.Position = *j.QueuePosition
-			}
-			if j.EstimatedStartAt != nil {
-				e.EstimatedStart = *j.EstimatedStartAt
-			}
-			prev[j.ID] = e
-			continue
+	defer closeRows()
+	for r.Next() {
+		j, err := scanJob(r)
+		if err != nil {
+			return err
 		}
-		sj.GPUs = held[j.ID]
-		if j.StartedAt != nil {
-			sj.StartedAt = *j.StartedAt
-		} else if j.ScheduledAt != nil {
-			sj.StartedAt = *j.ScheduledAt
-		}
-		s.Running = append(s.Running, sj)
+		addJob(s, prev, types, held, &j)
+	}
+	if err := r.Err(); err != nil {
+		return fmt.Errorf("models: snapshot jobs: %w", err)
 	}
 	return nil
+}
+
+// liveAllocations returns the GPUs each job holds, in GPU id order.
+func liveAllocations(ctx context.Context, db bun.IDB) (map[int64][]int64, error) {
+	r, closeRows, err := query(ctx, db, `SELECT job_id, gpu_id FROM allocations WHERE released_at IS NULL ORDER BY job_id, gpu_id`)
+	if err != nil {
+		return nil, fmt.Errorf("models: snapshot allocations: %w", err)
+	}
+	defer closeRows()
+	held := map[int64][]int64{}
+	for r.Next() {
+		var job, gpu int64
+		if err := r.Scan(&job, &gpu); err != nil {
+			return nil, fmt.Errorf("models: snapshot allocations: %w", err)
+		}
+		held[job] = append(held[job], gpu)
+	}
+	if err := r.Err(); err != nil {
+		return nil, fmt.Errorf("models: snapshot allocations: %w", err)
+	}
+	return held, nil
 }
 
 // SchedulerJob is the scheduler's view of a job.

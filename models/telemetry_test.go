@@ -86,10 +86,9 @@ func TestRecordSamples(t *testing.T) {
 				{UUID: "GPU-" + node.Name[len("node-"):] + "-0", UtilizationPct: 10 * i, Health: models.HealthOK},
 				{UUID: "GPU-" + node.Name[len("node-"):] + "-1", UtilizationPct: 20 * i, Health: models.HealthOK},
 			}
-			if _, err := models.RecordHeartbeat(ctx, tx, node.ID, samples, now); err != nil {
-				return err
-			}
-			return models.RecordSamples(ctx, tx, node.ID, now)
+			// The heartbeat appends its samples to the usage history itself.
+			_, err := models.RecordHeartbeat(ctx, tx, node.ID, samples, now)
+			return err
 		})
 		if err != nil {
 			t.Fatal(err)

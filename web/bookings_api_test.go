@@ -159,7 +159,7 @@ func TestBookingClashAndCancel(t *testing.T) {
 
 var cmpIgnoreBookingIDs = cmp.FilterPath(func(p cmp.Path) bool {
 	switch p.Last().String() {
-	case ".ID", ".StartsAt", ".EndsAt", ".CreatedAt":
+	case ".ID", ".StartsAt", ".EndsAt", ".CreatedAt", ".UpdatedAt":
 		return true
 	}
 	return false

@@ -42,7 +42,7 @@ func (s *Server) requestLogger(next echo.HandlerFunc) echo.HandlerFunc {
 		s.logger.LogAttrs(c.Request().Context(), level, "request",
 			slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)),
 			slog.String("method", c.Request().Method),
-			slog.String("path", c.Request().URL.Path),
+			slog.String("path", logPath(c.Request().URL.Path)), // calendar: feed tokens redacted
 			slog.String("route", c.Path()),
 			slog.Int("status", c.Response().Status),
 			slog.Int64("bytes", c.Response().Size),

@@ -44,6 +44,14 @@ func (s *Server) routes(o Options) {
 	user.GET("/bookings", h.BookingsList)
 	user.POST("/bookings", h.BookingCreate)
 	user.DELETE("/bookings/:id", h.BookingCancel)
+	// Booking edits, end early, series, import, export (issue 12, calendar).
+	user.GET("/bookings/:id", h.BookingGet)
+	user.PATCH("/bookings/:id", h.BookingEdit)
+	user.POST("/bookings/:id/end", h.BookingEnd)
+	user.GET("/bookings/export", h.BookingExport)
+	user.POST("/bookings/series", h.BookingSeriesCreate)
+	user.DELETE("/bookings/series/:id", h.BookingSeriesCancel)
+	// End of booking edits (API).
 	user.GET("/orchestrator/status", h.OrchestratorStatus)
 	user.GET("/orchestrator/policies", h.OrchestratorPolicies)
 	user.GET("/usage", h.UsageData) // the usage page's data
@@ -68,6 +76,7 @@ func (s *Server) routes(o Options) {
 	admin.GET("/holds/stats", h.HoldsStats)
 	// Sessions (sign-in branch): an admin signs a user out of every browser.
 	admin.DELETE("/users/:id/sessions", h.UserSessionsEnd)
+	admin.POST("/bookings/import", h.BookingImport) // calendar: the bookings sheet
 
 	// The scoring service (spec/scoring-service.md), canonical under /api/v1/scoring, and
 	// the document's bare aliases: a token there too, or none from a trusted network.
@@ -85,6 +94,7 @@ func (s *Server) routes(o Options) {
 	// JSON API for node agents: node tokens.
 	node := api.Group("/nodes", s.bearer(nodeTokens))
 	node.POST("/register", h.NodeRegister)
+	node.GET("/self", h.NodeSelf) // operations: node doctor checks token and clock
 	node.POST("/:id/heartbeat", h.NodeHeartbeat)
 	node.GET("/:id/commands", h.NodeCommands)
 	node.POST("/:id/commands/:cmd/result", h.NodeCommandResult)
@@ -93,6 +103,9 @@ func (s *Server) routes(o Options) {
 	node.POST("/:id/leases", h.NodeLeaseCreate)
 	node.GET("/:id/leases/:job", h.NodeLeaseGet)
 	node.DELETE("/:id/leases/:job", h.NodeLeaseEnd)
+
+	// Calendar feeds (calendar): the secret token in the path is the only credential; read-only.
+	e.GET("/calendar/:file", h.CalendarFeed)
 
 	// Unknown /api routes answer JSON 404, not the HTML page.
 	api.Any("/*", func(c echo.Context) error { return echo.ErrNotFound })
@@ -137,10 +150,24 @@ func (s *Server) routes(o Options) {
 	in.GET("/fragments/bookings", h.BookingsFragment)
 	in.POST("/bookings", h.BookingCreatePage)
 	in.POST("/bookings/:id/cancel", h.BookingCancelPage)
+	// Booking page: edit, end early, cancel one or the series (calendar).
+	in.GET("/bookings/:id", h.BookingPage)
+	in.POST("/bookings/:id/edit", h.BookingEditPage)
+	in.POST("/bookings/:id/end", h.BookingEndPage)
+	in.POST("/bookings/:id/cancel-one", h.BookingCancelOnePage)
+	in.GET("/bookings/export", h.BookingExport)
+	in.POST("/bookings/series/:id/cancel", h.BookingSeriesCancelPage)
+	in.GET("/bookings/series/new", h.BookingSeriesNewPage)
+	in.POST("/bookings/series", h.BookingSeriesCreatePage)
+	in.GET("/bookings/:id/export.ics", h.BookingICS)
+	in.GET("/settings/feeds", h.FeedsPage)
+	in.POST("/settings/feeds/:scope/regenerate", h.FeedRegeneratePage)
+	in.POST("/settings/feeds/:scope/revoke", h.FeedRevokePage)
+	// End of booking page.
 	// Usage: graphs of telemetry, GPU-hours, the queue and fair share.
 	in.GET("/usage", h.UsagePage)
 	in.GET("/usage/data", h.UsageData)
-	in.GET("/events", s.hub.Stream)
+	in.GET("/events", s.hub.Stream, s.endWithSession) // the stream ends with its session (sign-in branch)
 	// API tokens and admin pages (sign-in branch).
 	in.GET("/settings/tokens", h.TokensPage)
 	in.POST("/settings/tokens", h.TokenCreatePage)
@@ -176,6 +203,10 @@ func (s *Server) routes(o Options) {
 	adm.POST("/nodes/:name/undrain", h.AdminNodeUndrain)
 	adm.GET("/audit", h.AdminAudit)
 	adm.GET("/notifications", h.AdminNotifications) // issue 13
+	// Bookings import: upload → preview → confirm (calendar).
+	adm.GET("/import", h.AdminImport)
+	adm.POST("/import", h.AdminImportPreview)
+	adm.POST("/import/confirm", h.AdminImportConfirm)
 
 	if o.RiverUI != nil {
 		river := in.Group("/admin/river", adminOnly, sameOrigin)

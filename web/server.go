@@ -83,6 +83,8 @@ func New(o Options) *Server {
 		},
 	}))
 	e.Use(securityHeaders(o.SecureCookies))
+	// scale: path, query and form parameters are valid UTF-8 without NUL (400 naming the parameter).
+	e.Use(handlers.CheckParams)
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
 		// Fastest level: most of the saving for a fraction of the CPU, on
 		// responses worth compressing at all.

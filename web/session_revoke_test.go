@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -171,5 +172,37 @@ func TestAdminEndsUserSessions(t *testing.T) {
 	}
 	if st, _ := s.Do(t, "DELETE", "/api/v1/users/999999/sessions", adminToken, ""); st != http.StatusNotFound {
 		t.Fatalf("an unknown user: %d", st)
+	}
+}
+
+// An open event stream ends when its session ends.
+func TestEventStreamEndsWithItsSession(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	adminToken, _ := s.UserToken(t, models.RoleAdmin)
+	ck := sessionCookie(t, s, s.Login(t, "ana@example.com"))
+	req, _ := http.NewRequest("GET", s.URL+"/events", nil)
+	req.AddCookie(&http.Cookie{Name: ck.Name, Value: ck.Value})
+	resp, err := noRedirect(s.Client()).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("events: %d", resp.StatusCode)
+	}
+	ended := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		close(ended)
+	}()
+	u, _ := models.GetUserByEmail(context.Background(), s.DB.Bun, "ana@example.com")
+	if st, body := s.Do(t, "DELETE", fmt.Sprintf("/api/v1/users/%d/sessions", u.ID), adminToken, ""); st != 200 {
+		t.Fatalf("end sessions: %d %s", st, body)
+	}
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the event stream is still open 5 s after its session ended")
 	}
 }

@@ -18,21 +18,28 @@ import (
 var sseTopics = []string{"jobs", "gpus", "nodes", "bookings", "queue", "logs", "notifications"}
 
 // Hub pushes change signals from PostgreSQL LISTEN/NOTIFY to browsers as
-// named SSE events. Bursts are coalesced: each topic fires at most once a
-// second, so a hundred heartbeats a second cost a browser one refresh. Pages react with htmx (`hx-trigger="sse:gpus"`) and poll as a
-// fallback when the stream is unavailable.
+// named SSE events. Each stream throttles each topic on both edges: the
+// first change of a burst goes out at once, later ones within the interval
+// (200 ms) are folded into one trailing event, so a change reaches a browser
+// within one interval while a hundred heartbeats a second cost it at most
+// five refreshes. Pages react with htmx (`hx-trigger="sse:gpus"`) and poll
+// as a fallback when the stream is unavailable.
 type Hub struct {
 	listener  *models.Listener
 	logger    *slog.Logger
 	metrics   *Metrics
-	coalesce  time.Duration
+	interval  time.Duration
 	keepalive time.Duration
 	done      chan struct{}
 }
 
+// SSEInterval is the shortest gap between two events of one topic on one
+// stream.
+const SSEInterval = 200 * time.Millisecond
+
 // NewHub returns a hub over listener.
 func NewHub(listener *models.Listener, logger *slog.Logger, metrics *Metrics) *Hub {
-	return &Hub{listener: listener, logger: logger, metrics: metrics, coalesce: time.Second, keepalive: 20 * time.Second, done: make(chan struct{})}
+	return &Hub{listener: listener, logger: logger, metrics: metrics, interval: SSEInterval, keepalive: 20 * time.Second, done: make(chan struct{})}
 }
 
 // Close ends every open stream, so a graceful shutdown need not wait for
@@ -76,12 +83,22 @@ func (h *Hub) Stream(c echo.Context) error {
 	h.metrics.sseClients.Inc()
 	defer h.metrics.sseClients.Dec()
 
-	flush := time.NewTicker(h.coalesce)
-	defer flush.Stop()
+	th := newThrottle(h.interval)
+	trailing := time.NewTimer(time.Hour)
+	trailing.Stop()
+	defer trailing.Stop()
 	ping := time.NewTicker(h.keepalive)
 	defer ping.Stop()
-	pending := map[string]string{}
 	ctx := c.Request().Context()
+	send := func(topic, payload string) error {
+		_, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", topic, strings.ReplaceAll(payload, "\n", " "))
+		return err
+	}
+	arm := func(now time.Time) {
+		if wait, ok := th.next(now); ok {
+			trailing.Reset(wait)
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -89,22 +106,29 @@ func (h *Hub) Stream(c echo.Context) error {
 		case <-h.done:
 			return nil
 		case e := <-events:
-			pending[e.Topic] = e.Payload
-		case <-flush.C:
-			if len(pending) == 0 {
+			now := time.Now()
+			if !th.offer(e.Topic, e.Payload, now) {
+				arm(now)
 				continue
 			}
+			if send(e.Topic, e.Payload) != nil {
+				return nil
+			}
+			w.Flush()
+		case <-trailing.C:
+			now := time.Now()
+			due := th.due(now)
 			for _, t := range topics {
-				p, ok := pending[t]
-				if !ok {
-					continue
-				}
-				if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", t, strings.ReplaceAll(p, "\n", " ")); err != nil {
-					return nil
+				if p, ok := due[t]; ok {
+					if send(t, p) != nil {
+						return nil
+					}
 				}
 			}
-			clear(pending)
-			w.Flush()
+			if len(due) > 0 {
+				w.Flush()
+			}
+			arm(now)
 		case <-ping.C:
 			if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil {
 				return nil

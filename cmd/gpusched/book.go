@@ -146,6 +146,7 @@ func newBookingsCmd() *cobra.Command {
 		},
 	}
 	cmd.AddCommand(cancel)
+	cmd.AddCommand(bookingsSubcommands()...) // calendar: edit, end, import, export
 	return cmd
 }
 

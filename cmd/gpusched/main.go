@@ -43,17 +43,6 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newServeCmd(), newMigrateCmd(), newNodeCmd(), newVersionCmd(), newUserCmd(), newTokenCmd(), newSimCmd(), newDevCmd(),
 		newSubmitCmd(), newQueueCmd(), newCancelCmd(), newRunCmd(), newLogsCmd(), newLoginCmd(),
 		newBookCmd(), newBookingsCmd()) // bookings calendar
+	root.AddCommand(newHealthcheckCmd()) // operations: container health probe
 	return root
-}
-
-func newVersionCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintln(cmd.OutOrStdout(), "gpusched", version)
-			return err
-		},
-	}
 }

@@ -56,5 +56,9 @@ func commandSetup(cmd *cobra.Command) (Config, *slog.Logger, error) {
 	if cmd.Name() != "serve" && level == "info" {
 		level = "warn"
 	}
-	return cfg, newLogger(os.Stderr, level, cfg.LogFormat), nil
+	format := cfg.LogFormat
+	if cfg.Dev && format == "auto" {
+		format = "text" // --dev: people read the log; production's stays JSON
+	}
+	return cfg, newLogger(os.Stderr, level, format), nil
 }

@@ -69,6 +69,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		jobs.NewQueueDepthCollector(db.Pool))
+	reg.MustRegister(jobs.NewClusterCollector(db.DB)) // operations: cluster series for Grafana and alerts
 	metrics := web.NewMetrics(reg)
 
 	deps := &jobs.Deps{DB: db.DB, Logger: logger, Now: now,

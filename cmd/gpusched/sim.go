@@ -29,6 +29,8 @@ type simFlags struct {
 	policies               []string
 	agent                  sim.SignalOptions // --agent-signals: holds off and on
 	json                   bool
+	checkpointable         float64       // share of jobs that checkpoint
+	restartOverhead        time.Duration // a resumed run's reload time
 }
 
 func newSimCmd() *cobra.Command {
@@ -73,7 +75,9 @@ default ("default") are compared, in this order:
 	fl.Float64Var(&f.agent.Precision, "signal-precision", 0.8, "share of agent signals followed by their job (the rest are false alarms)")
 	fl.DurationVar(&f.agent.Lead, "signal-lead", 5*time.Minute, "how long before its job a signal comes")
 	fl.DurationVar(&f.agent.TTL, "hold-ttl", 15*time.Minute, "how long an unused hold keeps its GPUs")
-	fl.StringVar(&f.estimates, "estimates", "exact", "what jobs announce: exact (or noisy) runtimes, or learned: the scoring model's estimate for the job's shape from jobs finished before it")
+	fl.StringVar(&f.estimates, "estimates", "exact", "what jobs announce: exact (or noisy) runtimes, none, or learned: the scoring model's estimate for the job's shape from jobs finished before it")
+	fl.Float64Var(&f.checkpointable, "checkpointable", 0.5, "share of jobs that checkpoint (0-1): preempted, they keep their progress and resume after --restart-overhead")
+	fl.DurationVar(&f.restartOverhead, "restart-overhead", sim.DefaultRestartOverhead, "reload time of each resumed run of a checkpointing job (GPU time lost)")
 	return cmd
 }
 
@@ -94,12 +98,20 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	if err != nil {
 		return err
 	}
-	w, err := sim.Prepare(tr.Jobs, c, sim.PrepareOptions{Limit: f.limit, Load: f.load, EstimateNoise: f.noise, Seed: f.seed})
+	w, err := sim.Prepare(tr.Jobs, c, sim.PrepareOptions{Limit: f.limit, Load: f.load, EstimateNoise: f.noise, Seed: f.seed,
+		NoEstimates: f.estimates == "none", Checkpointable: f.checkpointable, RestartOverhead: f.restartOverhead})
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.trace, err)
 	}
+	if err := sim.LearnDistributions(w, scoring.DefaultConfig()); err != nil {
+		return err
+	}
 	switch f.estimates {
 	case "exact":
+	case "none":
+		if f.noise > 0 {
+			return errors.New("--estimates none announces nothing: leave out --estimate-noise")
+		}
 	case "learned":
 		if f.noise > 0 {
 			return errors.New("--estimates learned replaces what jobs announce: leave out --estimate-noise")
@@ -111,7 +123,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "estimates learned per job shape (%d shapes): %d jobs learned, %d announced the default; median |ln(estimate/runtime)| %.2f (learned) %.2f (all); %.0f%% underestimated\n",
 			sum.Types, sum.Learned, sum.Defaulted, sum.MedianLogError, sum.MedianLogErrorAll, 100*sum.Underestimated)
 	default:
-		return fmt.Errorf("--estimates %q must be exact or learned", f.estimates)
+		return fmt.Errorf("--estimates %q must be exact, none or learned", f.estimates)
 	}
 	if f.agent.Recall > 0 {
 		f.agent.Seed = f.seed

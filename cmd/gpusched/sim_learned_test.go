@@ -35,7 +35,7 @@ func TestSimLearnedEstimates(t *testing.T) {
 	}
 	for args, want := range map[string]string{
 		"--estimates learned --estimate-noise 0.5": "leave out --estimate-noise",
-		"--estimates guessed":                      "must be exact or learned",
+		"--estimates guessed":                      "must be exact, none or learned",
 	} {
 		_, err := runSimCmd(t, append([]string{"--trace", simExcerpt, "--policy", "fcfs"}, strings.Fields(args)...)...)
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -58,6 +58,7 @@ func startSimNodes(ctx context.Context, db *models.DB, specText, baseURL, dataDi
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
+	agents := make([]*node.Agent, 0, spec.Nodes)
 	for i := range spec.Nodes {
 		agent := &node.Agent{
 			Client:   apiclient.New(baseURL, tokens[i]),
@@ -70,6 +71,7 @@ func startSimNodes(ctx context.Context, db *models.DB, specText, baseURL, dataDi
 			// Simulated hosts: the server's own user runs everyone's jobs.
 			RunAsSelf: true,
 		}
+		agents = append(agents, agent)
 		wg.Go(func() {
 			if err := agent.Run(ctx); err != nil {
 				logger.Error("simulated node stopped", "node", names[i], "err", err)
@@ -77,5 +79,18 @@ func startSimNodes(ctx context.Context, db *models.DB, specText, baseURL, dataDi
 		})
 	}
 	logger.Info("simulated nodes started", "nodes", spec.Nodes, "gpus_per_node", spec.GPUsPerNode, "model", spec.Model)
-	return func() { cancel(); wg.Wait() }, nil
+	return func() {
+		cancel()
+		wg.Wait()
+		// The simulated hosts end with the server: their jobs' processes
+		// must not run on without it (they run in their own process groups,
+		// so Ctrl-C does not reach them). The next start reports their ends.
+		stopped := 0
+		for _, a := range agents {
+			stopped += a.StopJobs(5 * time.Second)
+		}
+		if stopped > 0 {
+			logger.Info("stopped the simulated nodes' jobs; the next start reports them ended", "jobs", stopped)
+		}
+	}, nil
 }

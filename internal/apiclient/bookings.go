@@ -33,6 +33,10 @@ type Booking struct {
 	Note      string    `json:"note,omitempty"`
 	State     string    `json:"state"` // upcoming, active, ended, canceled
 	CreatedAt time.Time `json:"created_at"`
+	// Edits and series (issue 12).
+	SeriesID  *int64    `json:"series_id,omitempty"`
+	Sequence  int       `json:"sequence"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // Book claims GPUs for a window.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // NodeGPU is one GPU in a node's registration.
@@ -74,6 +75,25 @@ func (c *Client) RegisterNode(ctx context.Context, req RegisterNodeRequest) (*Re
 func (c *Client) Heartbeat(ctx context.Context, id int64, req HeartbeatRequest) (*HeartbeatResponse, error) {
 	var out HeartbeatResponse
 	if err := c.Do(ctx, http.MethodPost, fmt.Sprintf("/api/v1/nodes/%d/heartbeat", id), req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// NodeSelf is the answer of GET /api/v1/nodes/self: the calling node
+// token's node and the server's clock.
+type NodeSelf struct {
+	NodeID             int64     `json:"node_id"`
+	Name               string    `json:"name"`
+	ServerTime         time.Time `json:"server_time"`
+	ServerVersion      string    `json:"server_version"`
+	HeartbeatIntervalS int       `json:"heartbeat_interval_s"`
+}
+
+// NodeSelf asks which node the client's token belongs to, and the server's time.
+func (c *Client) NodeSelf(ctx context.Context) (*NodeSelf, error) {
+	var out NodeSelf
+	if err := c.Do(ctx, http.MethodGet, "/api/v1/nodes/self", nil, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -164,3 +164,7 @@ func (n *NVML) processes(d nvml.Device) []Process {
 	}
 	return out
 }
+
+// NVMLCompiledIn says whether this binary can read real GPUs through NVML
+// (built with cgo).
+const NVMLCompiledIn = true

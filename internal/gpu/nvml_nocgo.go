@@ -29,3 +29,7 @@ func (*NVML) Devices(context.Context) ([]Device, error) { return nil, ErrNoNVML 
 
 // Sample implements Provider.
 func (*NVML) Sample(context.Context) ([]Sample, error) { return nil, ErrNoNVML }
+
+// NVMLCompiledIn says whether this binary can read real GPUs through NVML:
+// not in a build without cgo.
+const NVMLCompiledIn = false

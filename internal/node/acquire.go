@@ -8,7 +8,6 @@ import (
 
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
-	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
 // pidPoll is how often a lease's process is checked; the lease ends within
@@ -67,9 +66,9 @@ func (l *Local) acquire(ctx context.Context, req acquireRequest) (*lease, error)
 		cancel()
 	}()
 	cur := created
-	for cur.State != models.JobRunning {
+	for cur.State != apiclient.JobRunning {
 		l.book.update(ls, func(x *lease) { x.Position, x.Reason, x.ETA = cur.Position, cur.Reason, cur.EstimatedStart })
-		if models.IsTerminal(cur.State) {
+		if apiclient.IsTerminal(cur.State) {
 			l.finish(ls, leaseCanceled)
 			return nil, &httpError{409, fmt.Sprintf("the request for GPUs ended before it got any (%s)", cur.State)}
 		}

@@ -45,6 +45,11 @@ type Agent struct {
 	runs   atomic.Pointer[runner]
 }
 
+// MaxRetryPause is the longest the agent waits before trying the control
+// plane again: short of any sensible NODE_DOWN_AFTER, so that a node is
+// back well before the server, returning from an outage, gives up on it.
+const MaxRetryPause = 5 * time.Second
+
 // ErrTokenRejected means the server refused the node token: retrying will
 // not help until an admin issues a new one.
 var ErrTokenRejected = errors.New("node token rejected")
@@ -76,7 +81,7 @@ func (a *Agent) Run(ctx context.Context) error {
 			return nil
 		case <-time.After(backoff):
 		}
-		backoff = min(backoff*2, 30*time.Second)
+		backoff = min(backoff*2, MaxRetryPause)
 	}
 	return nil
 }

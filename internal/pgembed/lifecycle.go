@@ -30,6 +30,9 @@ func (s *Server) start(ctx context.Context) error {
 		if port, err = freePort(); err != nil {
 			return fmt.Errorf("pgembed: pick a port: %w", err)
 		}
+		if s.fixedPort > 0 {
+			port = s.fixedPort
+		}
 		if err = s.pgctlStart(ctx, port); err == nil || !strings.Contains(err.Error(), "already in use") {
 			break
 		}
@@ -71,6 +74,9 @@ func (s *Server) pgctlStart(ctx context.Context, port int) error {
 	}
 	return fmt.Errorf("pgembed: start: %w", err)
 }
+
+// PID returns the postmaster's process id.
+func (s *Server) PID() int { return s.pid }
 
 // Stop shuts the server down (pg_ctl stop -m fast: sessions are ended,
 // data is kept) and waits until its process is gone. It is idempotent, and

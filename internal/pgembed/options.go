@@ -36,4 +36,7 @@ type Options struct {
 	Database string       // database to create if missing (e.g. "gpusched"); "" means "postgres"
 	Logger   *slog.Logger // required
 	BinDir   string       // optional: folder holding initdb/pg_ctl/postgres; else discovered
+	// Port is a fixed TCP port; 0 picks a free one. A fixed port lets a
+	// server restarted on the same folder keep its URL (tests of restarts).
+	Port int
 }

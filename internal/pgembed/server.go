@@ -23,6 +23,7 @@ type Server struct {
 	database  string
 	version   string
 	port      int
+	fixedPort int // Options.Port
 	pid       int // the postmaster's
 	url       string
 	acct      account
@@ -77,6 +78,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		logFile:   dataDir + ".log",
 		socketDir: socketDir(dataDir),
 		database:  database,
+		fixedPort: opts.Port,
 		acct:      acct,
 		run:       runner{binDir: binDir, cred: acct.cred},
 		logger:    opts.Logger,

@@ -25,3 +25,6 @@ func (s *Server) Stop(ctx context.Context) error { return nil }
 
 // Running reports false: there is no server on this system.
 func Running(dataDir, database string) (url string, ok bool) { return "", false }
+
+// PID is 0: no server runs.
+func (s *Server) PID() int { return 0 }

@@ -154,8 +154,11 @@ func (p *pass) take(gs []int32) {
 
 // duration is a job's estimated run time: its estimate, else the default.
 func (p *pass) duration(j *Job) time.Duration {
-	if j.EstimatedDuration > 0 {
+	if j.EstimatedDuration > 0 && p.cfg.Estimates != EstimatesLearned {
 		return j.EstimatedDuration
+	}
+	if d := learnedMedian(j); d > 0 {
+		return d
 	}
 	return p.defDur
 }

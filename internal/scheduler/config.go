@@ -12,6 +12,8 @@ const (
 	PolicyPriority  = "priority"  // priority with aging
 	PolicyFairShare = "fairshare" // Slurm-style multifactor: fair share, age, priority, size
 	PolicySJF       = "sjf"       // shortest (estimated) job first
+	PolicyLAS       = "las"       // least attained service in discretized queues (Tiresias 2D-LAS)
+	PolicyGittins   = "gittins"   // Gittins index from the learned runtime distribution, else las
 )
 
 // Config is the run-time policy of the scheduler. It is stored as JSON in
@@ -29,12 +31,21 @@ type Config struct {
 	MinRuntime Duration `json:"min_runtime"`
 	// DefaultDuration is assumed for jobs with no estimate.
 	DefaultDuration Duration `json:"default_duration"`
+	// Estimates says which runtime estimate backfill and ETAs use: "user"
+	// (or empty): the job's EstimatedDuration, else its learned median;
+	// "learned": the learned median (Job.Learned with at least
+	// MinLearnedRuns runs) and never what the user announced. Either falls
+	// back to DefaultDuration.
+	Estimates string `json:"estimates,omitempty"`
 
 	// FairShare tunes the multifactor priority of the fairshare policy.
 	FairShare FairShareConfig `json:"fair_share"`
 
 	// IdlePolicy gives idle GPUs back (idle.go); its keys are top-level.
 	IdlePolicy
+	// LAS tunes the attained-service policies (las, gittins) and the
+	// preemption of checkpointing jobs.
+	LAS LASConfig `json:"las"`
 }
 
 // FairShareConfig are the weights of Slurm's multifactor priority: each
@@ -46,6 +57,12 @@ type FairShareConfig struct {
 	WeightPriority  float64  `json:"weight_priority"`  // (priority-1)/3
 	WeightSize      float64  `json:"weight_size"`      // small jobs first: 1 - gpus/largest node
 	MaxAge          Duration `json:"max_age"`          // wait at which the age factor reaches 1
+	// Entitled measures usage against what the share entitles a principal
+	// to of the cluster's capacity (usable GPUs × half-life / ln 2), and
+	// counts only use beyond it: a user who ran one long job on less than
+	// their share of the cluster is not pushed behind everyone (see the
+	// simulator's README, "Why fair share was unfair").
+	Entitled bool `json:"entitled,omitempty"`
 }
 
 // Duration is a time.Duration that reads and writes JSON as "90s", "2h".
@@ -82,6 +99,7 @@ func DefaultConfig() Config {
 			WeightSize:      100,
 			MaxAge:          Duration(7 * 24 * time.Hour),
 		},
+		LAS: DefaultLAS(),
 	}
 }
 
@@ -90,9 +108,13 @@ func DefaultConfig() Config {
 func (c Config) Validate() error {
 	var errs []error
 	switch c.Policy {
-	case PolicyFCFS, PolicyPriority, PolicyFairShare, PolicySJF:
+	case PolicyFCFS, PolicyPriority, PolicyFairShare, PolicySJF, PolicyLAS, PolicyGittins:
 	default:
-		errs = append(errs, fmt.Errorf("policy %q is not one of fcfs, priority, fairshare, sjf", c.Policy))
+		errs = append(errs, fmt.Errorf("policy %q is not one of fcfs, priority, fairshare, sjf, las, gittins", c.Policy))
+	}
+	errs = append(errs, c.LAS.validate()...)
+	if c.Estimates != "" && c.Estimates != EstimatesUser && c.Estimates != EstimatesLearned {
+		errs = append(errs, fmt.Errorf("estimates %q is not one of user, learned", c.Estimates))
 	}
 	if c.AgingPerHour < 0 {
 		errs = append(errs, errors.New("aging_per_hour must not be negative"))

@@ -120,7 +120,7 @@ func (p *pass) becomeHead(qj *qjob, o *outcome, rq *request) {
 		return
 	}
 	h := &head{q: qj, t: t, gpus: gs}
-	if p.cfg.Preemption {
+	if p.cfg.Preempts() {
 		if victims, pgs := p.preempt(qj, rq); pgs != nil {
 			h.t, h.gpus, h.preempting = 0, pgs, true
 			o.code, o.reason, o.at = ReasonPreempting, p.preemptingWords(victims), time.Time{}

@@ -40,7 +40,17 @@ func (p *pass) fairShare(s *Snapshot) func(*Job) float64 {
 			users[s.Pending[i].UserID] = Principal{}
 		}
 	}
-	uf, tf := shareFactors(users), shareFactors(s.Teams)
+	capacity := 0.0 // decayed GPU-seconds the cluster could have given
+	if p.cfg.FairShare.Entitled {
+		usable := 0
+		for i := range p.gpus {
+			if p.gpus[i].usable {
+				usable++
+			}
+		}
+		capacity = float64(usable) * time.Duration(p.cfg.FairShare.HalfLife).Seconds() / math.Ln2
+	}
+	uf, tf := shareFactors(users, capacity), shareFactors(s.Teams, capacity)
 	fs := p.cfg.FairShare
 	return func(j *Job) float64 {
 		ffs := uf[j.UserID]
@@ -62,13 +72,19 @@ func (p *pass) fairShare(s *Snapshot) func(*Job) float64 {
 	}
 }
 
-// shareFactors computes 2^(−U/S) for every principal of one kind.
-func shareFactors(ps map[int64]Principal) map[int64]float64 {
+// shareFactors computes 2^(−U/S) for every principal of one kind. With a
+// positive capacity (FairShareConfig.Entitled) U is the usage over that
+// capacity, not over the usage of all, and only use beyond the share
+// counts: 2^(−max(0, U−S)/S).
+func shareFactors(ps map[int64]Principal, capacity float64) map[int64]float64 {
 	ids := slices.Sorted(maps.Keys(ps))
 	var usage, shares float64
 	for _, id := range ids {
 		usage += cleanUsage(ps[id].Usage)
 		shares += cleanShare(ps[id].Share)
+	}
+	if capacity > 0 {
+		usage = max(usage, capacity)
 	}
 	out := make(map[int64]float64, len(ids))
 	for _, id := range ids {
@@ -76,7 +92,11 @@ func shareFactors(ps map[int64]Principal) map[int64]float64 {
 		if usage > 0 {
 			u = cleanUsage(ps[id].Usage) / usage
 		}
-		out[id] = math.Exp2(-u / (cleanShare(ps[id].Share) / shares))
+		share := cleanShare(ps[id].Share) / shares
+		if capacity > 0 {
+			u = max(0, u-share)
+		}
+		out[id] = math.Exp2(-u / share)
 	}
 	return out
 }

@@ -33,6 +33,8 @@ type qjob struct {
 //   - fairshare: the multifactor score of fairshare.go, higher first.
 //   - sjf: estimated duration (else DefaultDuration), shorter first.
 //     Score: minus the estimate in hours.
+//   - las, gittins: promoted jobs first, then LAS level, then priority
+//     (las.go). Score: minus that key.
 //
 // Ties always fall back to SubmittedAt, then ID; no order depends on the
 // order of the snapshot's slices. A pending job whose ID is also running,
@@ -69,6 +71,8 @@ func (p *pass) queue(s *Snapshot) []*qjob {
 			qj.score = fs(j)
 		case PolicySJF:
 			qj.score = -time.Duration(qj.dur).Hours()
+		case PolicyLAS, PolicyGittins:
+			qj.score = -p.lasKey(j)
 		default:
 			qj.score = waited
 		}
@@ -80,7 +84,7 @@ func (p *pass) queue(s *Snapshot) []*qjob {
 		k := &keys[i]
 		k.at, k.id, k.i = p.rel(qj.job.SubmittedAt), qj.job.ID, int32(i)
 		switch p.cfg.Policy {
-		case PolicyPriority, PolicyFairShare:
+		case PolicyPriority, PolicyFairShare, PolicyLAS, PolicyGittins:
 			k.key = -qj.score
 		case PolicySJF:
 			k.key = float64(qj.dur)
@@ -102,6 +106,5 @@ func (p *pass) queue(s *Snapshot) []*qjob {
 	for i, k := range keys {
 		sorted[i] = q[k.i]
 	}
-	q = sorted
-	return q
+	return p.zipper(sorted)
 }

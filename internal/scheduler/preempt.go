@@ -42,6 +42,9 @@ func (a *victimSet) cheaper(b *victimSet) bool {
 // most once per pass.
 func (p *pass) preempt(qj *qjob, rq *request) ([]int32, []int32) {
 	j := qj.job
+	if p.lostCapped() {
+		return nil, nil
+	}
 	useful := func(gi int32) bool {
 		g := &p.gpus[gi]
 		return g.usable && rq.f.ok(p, gi) && (p.pins[gi] == nil || p.blockedBy(gi, rq.user, rq.dur) < 0)
@@ -49,8 +52,9 @@ func (p *pass) preempt(qj *qjob, rq *request) ([]int32, []int32) {
 	perNode := make([]map[int32]int, len(p.nodes))
 	for i := range p.running {
 		r := &p.running[i]
-		if !r.job.Preemptible || r.job.Priority >= j.Priority ||
-			p.now.Sub(r.job.StartedAt) < time.Duration(p.cfg.MinRuntime) || len(r.gpus) == 0 {
+		byPrio := p.cfg.Preemption && r.job.Preemptible && r.job.Priority < j.Priority &&
+			p.now.Sub(r.job.StartedAt) >= time.Duration(p.cfg.MinRuntime)
+		if (!byPrio && !p.demotable(r.job, j)) || len(r.gpus) == 0 {
 			continue
 		}
 		for _, gi := range r.gpus {
@@ -107,8 +111,13 @@ func (p *pass) preempt(qj *qjob, rq *request) ([]int32, []int32) {
 		return nil, nil
 	}
 	for _, v := range victims {
-		p.preempts = append(p.preempts, Preemption{JobID: p.running[v].job.ID, ForJobID: j.ID,
-			Reason: fmt.Sprintf("preempted for job %d (priority %d), which needs %s", j.ID, j.Priority, p.gpuWords(j))})
+		r := p.running[v].job
+		reason := fmt.Sprintf("preempted for job %d (priority %d), which needs %s", j.ID, j.Priority, p.gpuWords(j))
+		if !(r.Preemptible && r.Priority < j.Priority) {
+			reason = fmt.Sprintf("checkpointed for job %d, which needs %s: demoted to queue %d of %d (has had %s GPU-h)",
+				j.ID, p.gpuWords(j), p.level(p.attained(r))+1, len(p.cfg.LAS.Thresholds)+1, hoursWords(p.attained(r)/3600))
+		}
+		p.preempts = append(p.preempts, Preemption{JobID: r.ID, ForJobID: j.ID, Reason: reason})
 	}
 	return victims, gs
 }
@@ -194,10 +203,15 @@ func (p *pass) greedyCover(vs []int32, frees map[int32]int, need int) *victimSet
 	return p.victimSet(set)
 }
 
-// victimCost is the work a victim loses: its GPUs × seconds run.
+// victimCost is the work a victim loses: its GPUs × seconds run, or, for a
+// job that checkpoints, its GPUs × its stop grace (it keeps its progress).
 func (p *pass) victimCost(v int32) float64 {
 	j := p.running[v].job
-	return float64(len(j.GPUs)) * max(0, p.now.Sub(j.StartedAt)).Seconds()
+	run := max(0, p.now.Sub(j.StartedAt))
+	if j.Checkpoint {
+		run = min(run, stopGrace(j))
+	}
+	return float64(len(j.GPUs)) * run.Seconds()
 }
 
 // victimSet totals a set of victims.

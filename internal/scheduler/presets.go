@@ -24,6 +24,25 @@ var presets = map[string]func(*Config){
 	// sjf: shortest estimate first, strict; no preemption, since its order
 	// ignores priority.
 	PolicySJF: func(c *Config) { c.Policy, c.Backfill, c.Preemption = PolicySJF, false, false },
+	// las: attained service in discretized levels, strict order, priority
+	// preemption and checkpoint preemption on demotion.
+	PolicyLAS: func(c *Config) { c.Policy, c.Backfill, c.Preemption = PolicyLAS, false, true },
+	// las-backfill: las with backfill.
+	"las-backfill": func(c *Config) { c.Policy, c.Backfill, c.Preemption = PolicyLAS, true, true },
+	// gittins-backfill: the Gittins index of the learned runtime
+	// distribution within each LAS level, backfill on learned estimates.
+	"gittins-backfill": func(c *Config) {
+		c.Policy, c.Backfill, c.Preemption, c.Estimates = PolicyGittins, true, true, EstimatesLearned
+	},
+	// las-learned: las-backfill that backfills on learned estimates only.
+	"las-learned": func(c *Config) {
+		c.Policy, c.Backfill, c.Preemption, c.Estimates = PolicyLAS, true, true, EstimatesLearned
+	},
+	// fairshare-entitled: fairshare-backfill that counts only use beyond
+	// each user's entitled share of the cluster.
+	"fairshare-entitled": func(c *Config) {
+		c.Policy, c.Backfill, c.Preemption, c.FairShare.Entitled = PolicyFairShare, true, true, true
+	},
 	// sjf-backfill: sjf with backfill.
 	"sjf-backfill": func(c *Config) { c.Policy, c.Backfill, c.Preemption = PolicySJF, true, false },
 }

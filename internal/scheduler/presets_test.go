@@ -9,7 +9,8 @@ import (
 // TestPresets checks the named configurations.
 func TestPresets(t *testing.T) {
 	t.Parallel()
-	want := []string{"default", "fairshare", "fairshare-backfill", "fcfs", "priority", "priority-backfill", "sjf", "sjf-backfill"}
+	want := []string{"default", "fairshare", "fairshare-backfill", "fairshare-entitled", "fcfs", "gittins-backfill", "las", "las-backfill",
+		"las-learned", "priority", "priority-backfill", "sjf", "sjf-backfill"}
 	if d := cmp.Diff(want, PresetNames()); d != "" {
 		t.Errorf("PresetNames (-want +got):\n%s", d)
 	}
@@ -27,6 +28,11 @@ func TestPresets(t *testing.T) {
 		"priority-backfill":  {PolicyPriority, true, true, 0.25},
 		"sjf":                {PolicySJF, false, false, 0.25},
 		"sjf-backfill":       {PolicySJF, true, false, 0.25},
+		"fairshare-entitled": {PolicyFairShare, true, true, 0.25},
+		"las":                {PolicyLAS, false, true, 0.25},
+		"las-backfill":       {PolicyLAS, true, true, 0.25},
+		"las-learned":        {PolicyLAS, true, true, 0.25},
+		"gittins-backfill":   {PolicyGittins, true, true, 0.25},
 	}
 	for _, name := range want {
 		c, ok := Preset(name)

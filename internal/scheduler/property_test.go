@@ -61,8 +61,11 @@ func gpuIndex(s Snapshot) (map[int64]GPU, map[int64]Node) {
 
 // jobDur is a job's estimate or the default.
 func jobDur(j Job, c Config) time.Duration {
-	if j.EstimatedDuration > 0 {
+	if j.EstimatedDuration > 0 && c.Estimates != EstimatesLearned {
 		return j.EstimatedDuration
+	}
+	if d := learnedMedian(&j); d > 0 {
+		return d
 	}
 	return time.Duration(c.DefaultDuration)
 }

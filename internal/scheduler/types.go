@@ -65,6 +65,31 @@ type Job struct {
 	// Running jobs only.
 	StartedAt time.Time
 	GPUs      []int64 // the exact GPUs it holds
+
+	// Checkpoint says the job saves its state when asked to stop (SIGTERM,
+	// then StopGrace) and resumes from it: the las and gittins policies may
+	// then preempt it when it is demoted (see LASConfig).
+	Checkpoint bool
+	// StopGrace is how long a checkpointing job is given to save and exit;
+	// 0 means DefaultStopGrace.
+	StopGrace time.Duration
+	// AttainedGPUSeconds is the service the job received in earlier runs
+	// (GPUs × seconds run before being preempted); a running job's current
+	// run is added from StartedAt.
+	AttainedGPUSeconds float64
+	// PreemptedAt is when the job was last stopped by the scheduler; zero
+	// if never. A pending job has waited since max(SubmittedAt, PreemptedAt).
+	PreemptedAt time.Time
+	// Learned is the runtime distribution the scoring model learned for
+	// jobs like this one from finished jobs; N 0 when there is none.
+	Learned RuntimeDist
+}
+
+// RuntimeDist is a learned log-normal runtime distribution: ln(runtime in
+// seconds) has mean LogMean and standard deviation LogStd, from N runs.
+type RuntimeDist struct {
+	LogMean, LogStd float64
+	N               int64
 }
 
 // Booking is a claim on GPUs for a window: a calendar booking, or a client
@@ -111,6 +136,15 @@ type Snapshot struct {
 	Bookings []Booking // active and future, not ended, not canceled
 	Users    map[int64]Principal
 	Teams    map[int64]Principal
+	// Lost is the GPU time lost to preemption over a recent window, beside
+	// the GPU time used in it, for LASConfig.MaxLostShare.
+	Lost PreemptionLoss
+}
+
+// PreemptionLoss is the GPU time lost to preemption (work redone, stop
+// grace, restart overhead) and the GPU time jobs held, over the same window.
+type PreemptionLoss struct {
+	LostGPUSeconds, HeldGPUSeconds float64
 }
 
 // Plan is what one pass decided.

@@ -58,14 +58,24 @@ func (p *Provider) discover(ctx context.Context) (*discovered, error) {
 		}
 	}
 	keys := rp.NewRemoteKeySet(p.client, doc.JwksURI)
+	opts := []rp.VerifierOption{rp.WithSupportedSigningAlgorithms(algs...), rp.WithIssuedAtOffset(idTokenLeeway),
+		rp.WithIssuedAtMaxAge(FlowLifetime + idTokenLeeway)}
+	if p.kind == KindGoogle {
+		// Google documents both forms of its issuer in ID tokens.
+		opts = append(opts, rp.WithISSVerifier(func(iss string) error {
+			if iss != GoogleIssuer && iss != strings.TrimPrefix(GoogleIssuer, "https://") {
+				return fmt.Errorf("%w: expected %s, got %s", oidc.ErrIssuerInvalid, GoogleIssuer, iss)
+			}
+			return nil
+		}))
+	}
 	return &discovered{
 		oauth: oauth2.Config{
 			ClientID: p.cfg.ClientID, ClientSecret: p.cfg.ClientSecret, RedirectURL: p.callback,
 			Endpoint: oauth2.Endpoint{AuthURL: doc.AuthorizationEndpoint, TokenURL: doc.TokenEndpoint},
 			Scopes:   []string{oidc.ScopeOpenID, oidc.ScopeEmail, oidc.ScopeProfile},
 		},
-		verifier: rp.NewIDTokenVerifier(p.issuer, p.cfg.ClientID, keys,
-			rp.WithSupportedSigningAlgorithms(algs...), rp.WithIssuedAtOffset(idTokenLeeway), rp.WithIssuedAtMaxAge(FlowLifetime+idTokenLeeway)),
+		verifier: rp.NewIDTokenVerifier(p.issuer, p.cfg.ClientID, keys, opts...),
 		userinfo: doc.UserinfoEndpoint,
 	}, nil
 }

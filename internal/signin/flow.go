@@ -58,6 +58,7 @@ type Refusal struct {
 	Provider, Code, Description string
 }
 
+// Error says what the provider answered.
 func (r *Refusal) Error() string {
 	return fmt.Sprintf("signin: %s answered %s %s", r.Provider, r.Code, r.Description)
 }

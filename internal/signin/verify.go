@@ -12,17 +12,19 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// ErrToken is an ID token that failed verification: it signs nobody in.
-type ErrToken struct {
+// TokenError is an ID token that failed verification: it signs nobody in.
+type TokenError struct {
 	Provider string
 	Err      error
 }
 
-func (e *ErrToken) Error() string {
+// Error says which provider's token failed and why.
+func (e *TokenError) Error() string {
 	return fmt.Sprintf("signin: %s: the ID token failed verification: %v", e.Provider, e.Err)
 }
 
-func (e *ErrToken) Unwrap() error { return e.Err }
+// Unwrap returns the verifier's error.
+func (e *TokenError) Unwrap() error { return e.Err }
 
 // completeOIDC exchanges the code and verifies the ID token.
 func (p *Provider) completeOIDC(ctx context.Context, f Flow, code string) (Identity, error) {
@@ -36,17 +38,19 @@ func (p *Provider) completeOIDC(ctx context.Context, f Flow, code string) (Ident
 	}
 	raw, _ := tok.Extra("id_token").(string)
 	if raw == "" {
-		return Identity{}, &ErrToken{Provider: p.Name, Err: fmt.Errorf("the token answer has no id_token")}
+		return Identity{}, &TokenError{Provider: p.Name, Err: fmt.Errorf("the token answer has no id_token")}
 	}
 	v := *d.verifier
 	v.Nonce = func(context.Context) string { return f.Nonce }
 	claims, err := rp.VerifyTokens[*oidc.IDTokenClaims](ctx, tok.AccessToken, raw, &v)
 	if err != nil {
-		return Identity{}, &ErrToken{Provider: p.Name, Err: err}
+		return Identity{}, &TokenError{Provider: p.Name, Err: err}
 	}
 	id := Identity{Provider: p.Name, Subject: claims.Subject, Email: claims.Email,
 		EmailVerified: bool(claims.EmailVerified), Name: claims.Name}
-	if id.Email == "" && d.userinfo != "" {
+	// Providers that keep the email (or its verification) out of the ID
+	// token answer it at userinfo, for the same subject.
+	if (id.Email == "" || !id.EmailVerified) && d.userinfo != "" {
 		info, err := p.userinfo(ctx, d.userinfo, tok.AccessToken)
 		if err != nil {
 			return Identity{}, err

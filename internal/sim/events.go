@@ -20,14 +20,26 @@ const (
 // schedJob is job i as the scheduler sees it while pending.
 func (s *simulator) schedJob(i int) scheduler.Job {
 	j := s.w.Jobs[i]
+	r := &s.runs[i]
 	est := j.Estimate
 	if est == 0 {
 		est = j.Runtime
 	}
-	return scheduler.Job{
+	if r.done > 0 { // what is left, plus the reload
+		est = max(time.Second, est-r.done) + s.w.RestartOverhead
+	}
+	if j.NoEstimate {
+		est = 0
+	}
+	sj := scheduler.Job{
 		ID: j.ID, UserID: j.User, Name: j.Name, GPUCount: j.GPUs, AllowMultiNode: j.MultiNode,
 		Priority: j.Priority, Preemptible: true, SubmittedAt: at(j.Submit), EstimatedDuration: est,
+		Checkpoint: j.Checkpoint, AttainedGPUSeconds: r.attained, Learned: j.Learned,
 	}
+	if r.stopped {
+		sj.PreemptedAt = at(r.preemptedAt)
+	}
+	return sj
 }
 
 // start places job i on gpus at t and schedules its completion.
@@ -44,7 +56,11 @@ func (s *simulator) start(i int, gpus []int64, t time.Duration) {
 		rec.FirstStart = t
 	}
 	rec.Start = t
-	heap.Push(&s.ends, endEvent{at: t + s.w.Jobs[i].Runtime, job: i, gen: r.gen})
+	r.overhead = 0
+	if r.done > 0 {
+		r.overhead = s.w.RestartOverhead
+	}
+	heap.Push(&s.ends, endEvent{at: t + s.w.Jobs[i].Runtime - r.done + r.overhead, job: i, gen: r.gen})
 	s.holds.consume(s.w.Jobs[i], t)
 }
 
@@ -72,16 +88,29 @@ func (s *simulator) completeUntil(t time.Duration) {
 			continue // preempted since
 		}
 		s.release(e.job, e.at)
+		s.res.LostGPUSeconds += float64(s.w.Jobs[e.job].GPUs) * s.runs[e.job].overhead.Seconds()
 		s.runs[e.job].state = stateDone
 		rec := &s.res.Records[e.job]
 		rec.End, rec.Done = e.at, true
 	}
 }
 
-// preempt stops running job i at t: its progress is lost and it goes
-// back to the queue at its original place (SubmittedAt).
+// preempt stops running job i at t and puts it back in the queue at its
+// original place (SubmittedAt). A job that checkpoints keeps its progress
+// (less this run's reload time, which is lost); any other job loses the
+// run. Either way the run counts as attained service.
 func (s *simulator) preempt(i int, t time.Duration) {
-	s.res.LostGPUSeconds += s.release(i, t)
+	r := &s.runs[i]
+	run, g := t-r.start, float64(s.w.Jobs[i].GPUs)
+	held := s.release(i, t)
+	r.attained += held
+	if s.w.Jobs[i].Checkpoint {
+		r.done += max(0, run-r.overhead)
+		s.res.LostGPUSeconds += g * min(run, r.overhead).Seconds()
+	} else {
+		s.res.LostGPUSeconds += held
+	}
+	r.preemptedAt, r.stopped = t, true
 	s.runs[i].state = stateQueued
 	s.res.Records[i].Preempted++
 	s.res.Preemptions++

@@ -13,6 +13,8 @@ package sim
 import (
 	"math"
 	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 )
 
 // Job is one job of a trace, as the simulator replays it.
@@ -38,6 +40,15 @@ type Job struct {
 	// MultiNode lets the job span nodes (set by Prepare for jobs larger than
 	// one node of the simulated cluster).
 	MultiNode bool
+	// NoEstimate: the job announces no runtime (Prepare's NoEstimates);
+	// the scheduler assumes its DefaultDuration.
+	NoEstimate bool
+	// Checkpoint: the job saves its state when preempted and resumes from
+	// it (Prepare's Checkpointable share, drawn per job).
+	Checkpoint bool
+	// Learned is the runtime distribution the scoring model would have
+	// learned for the job's type by its arrival (LearnDistributions).
+	Learned scheduler.RuntimeDist
 }
 
 // Trace is a trace file read into jobs, with what was left out and how the

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 )
 
@@ -95,4 +96,46 @@ func LearnEstimates(w *Workload, c scoring.Config, def time.Duration) (LearnedSu
 	sum.MedianLogError, sum.MedianLogErrorAll = median(errs), median(errsAll)
 	sum.Underestimated = float64(under) / float64(len(w.Jobs))
 	return sum, nil
+}
+
+// LearnDistributions sets every job's Learned runtime distribution: what
+// the scoring model (configuration c) would have learned for its job type
+// (JobType) on the cluster's GPU model from the jobs finished by its
+// arrival, each counted as finished at arrival + runtime, as in
+// LearnEstimates. Policies with Estimates "learned" and gittins read it;
+// what jobs announce is not changed.
+func LearnDistributions(w *Workload, c scoring.Config) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	gpu := w.Cluster.Model
+	ends := make([]int, len(w.Jobs))
+	for i := range ends {
+		ends[i] = i
+	}
+	sort.SliceStable(ends, func(a, b int) bool {
+		ja, jb := w.Jobs[ends[a]], w.Jobs[ends[b]]
+		return ja.Submit+ja.Runtime < jb.Submit+jb.Runtime
+	})
+	st := scoring.State{Runtime: map[scoring.Key]scoring.Moments{}}
+	next := 0
+	for i := range w.Jobs {
+		j := &w.Jobs[i]
+		for ; next < len(ends); next++ {
+			done := w.Jobs[ends[next]]
+			if done.Submit+done.Runtime > j.Submit {
+				break
+			}
+			k := scoring.Key{JobType: JobType(done), GPUType: gpu}
+			st.Runtime[k] = st.Runtime[k].Add(math.Log(max(done.Runtime.Seconds(), 1e-3)))
+		}
+		jt := JobType(*j)
+		if st.Runtime[scoring.Key{JobType: jt, GPUType: gpu}].N == 0 {
+			j.Learned = scheduler.RuntimeDist{}
+			continue
+		}
+		e := c.Estimate(st, jt, gpu)
+		j.Learned = scheduler.RuntimeDist{LogMean: e.LogMean, LogStd: math.Sqrt(e.Noise), N: e.N}
+	}
+	return nil
 }

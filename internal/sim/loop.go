@@ -115,6 +115,14 @@ type run struct {
 	gpus  []int64
 	gen   int // bumped at each start, so a preempted run's end event is ignored
 	state int // stateWaiting…
+	// done is the progress a checkpointing job kept from earlier runs;
+	// overhead is this run's reload time before progress resumes.
+	done, overhead time.Duration
+	// attained is the GPU-seconds of earlier runs (LAS attained service).
+	attained float64
+	// preemptedAt is when the job was last stopped; stopped says it was.
+	preemptedAt time.Duration
+	stopped     bool
 }
 
 // newSimulator sets up an empty cluster before the first arrival.

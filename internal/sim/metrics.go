@@ -32,9 +32,22 @@ type Metrics struct {
 	Backfilled     int     `json:"backfilled"`       // starts marked as backfilled
 	LostGPUSeconds float64 `json:"lost_gpu_s"`       // GPU-seconds of runs lost to preemption
 	Passes         int     `json:"scheduler_passes"` // scheduling passes run
+
+	P95JCT    float64 `json:"p95_jct_s"`  // nearest rank
+	LostShare float64 `json:"lost_share"` // lost_gpu_s over the GPU-seconds held
+	// MeanRho and MaxRho are the mean and largest finish-time fairness ρ
+	// over users (see Summarize); 1 is what the user would get alone on
+	// 1/N of the cluster, above 1 worse.
+	MeanRho float64 `json:"mean_rho"`
+	MaxRho  float64 `json:"max_rho"`
 }
 
 // Summarize computes the metrics of a replay on a cluster of gpus GPUs.
+//
+// Finish-time fairness (Themis): a user's ρ is the sum of their JCTs over
+// the sum of what each job would take alone on the user's 1/N of the
+// cluster (N users of the workload): runtime × max(1, GPUs / (GPUs of the
+// cluster / N)).
 //
 // Each job's bounded slowdown is JCT / max(runtime, SlowdownFloor), at
 // least 1; fairness is Jain's index (JainIndex) over the mean bounded
@@ -46,8 +59,14 @@ func Summarize(policy string, r *Result, gpus int, offeredLoad float64) Metrics 
 		Unschedulable: r.Unschedulable, Backfilled: r.Backfilled,
 		LostGPUSeconds: r.LostGPUSeconds, Passes: r.Passes,
 	}
-	var waits []float64
+	var waits, jcts []float64
 	var jct, slow float64
+	rhoNum, rhoDen := map[int64]float64{}, map[int64]float64{}
+	users := map[int64]bool{}
+	for _, rec := range r.Records {
+		users[rec.Job.User] = true
+	}
+	fairGPUs := float64(gpus) / float64(max(1, len(users)))
 	first, last := time.Duration(math.MaxInt64), time.Duration(0)
 	userSlow := map[int64][]float64{}
 	for _, rec := range r.Records {
@@ -59,6 +78,9 @@ func Summarize(policy string, r *Result, gpus int, offeredLoad float64) Metrics 
 		waits = append(waits, (rec.FirstStart - rec.Job.Submit).Seconds())
 		c := (rec.End - rec.Job.Submit).Seconds()
 		jct += c
+		jcts = append(jcts, c)
+		rhoNum[rec.Job.User] += c
+		rhoDen[rec.Job.User] += rec.Job.Runtime.Seconds() * max(1, float64(rec.Job.GPUs)/fairGPUs)
 		sd := max(1, c/max(rec.Job.Runtime, SlowdownFloor).Seconds())
 		slow += sd
 		userSlow[rec.Job.User] = append(userSlow[rec.Job.User], sd)
@@ -80,5 +102,21 @@ func Summarize(policy string, r *Result, gpus int, offeredLoad float64) Metrics 
 		perUser = append(perUser, mean(userSlow[u]))
 	}
 	m.JainFairness = JainIndex(perUser)
+	slices.Sort(jcts)
+	m.P95JCT = nearestRank(jcts, 0.95)
+	if r.BusyGPUSeconds > 0 {
+		m.LostShare = r.LostGPUSeconds / r.BusyGPUSeconds
+	}
+	var rhos []float64
+	for _, u := range slices.Sorted(maps.Keys(rhoNum)) {
+		if rhoDen[u] > 0 {
+			rho := rhoNum[u] / rhoDen[u]
+			rhos = append(rhos, rho)
+			m.MaxRho = max(m.MaxRho, rho)
+		}
+	}
+	if len(rhos) > 0 {
+		m.MeanRho = mean(rhos)
+	}
 	return m
 }

@@ -16,7 +16,7 @@ import (
 // It does not call the core when the queue is empty, nor, under a policy
 // without preemption, when no GPU is free: that pass could start nothing.
 func (s *simulator) pass(t time.Duration) (preempted bool, err error) {
-	if len(s.pending) == 0 || (!s.cfg.Preemption && !slices.Contains(s.owner[1:], -1)) {
+	if len(s.pending) == 0 || (!s.cfg.Preempts() && !slices.Contains(s.owner[1:], -1)) {
 		return false, nil // nothing to start, or nowhere to start it and nothing to stop
 	}
 	plan := scheduler.Schedule(s.snapshot(t), s.cfg)
@@ -74,7 +74,9 @@ func (s *simulator) snapshot(t time.Duration) scheduler.Snapshot {
 	now := at(t)
 	running := make([]scheduler.Job, 0, len(s.running))
 	held := map[int64][]allocation{}
+	heldGPUs := s.res.BusyGPUSeconds // released runs, plus the running ones so far
 	for _, i := range s.running {
+		heldGPUs += float64(len(s.runs[i].gpus)) * (t - s.runs[i].start).Seconds()
 		j := s.schedJob(i)
 		j.StartedAt, j.GPUs = at(s.runs[i].start), slices.Clone(s.runs[i].gpus)
 		running = append(running, j)
@@ -87,6 +89,7 @@ func (s *simulator) snapshot(t time.Duration) scheduler.Snapshot {
 	return scheduler.Snapshot{
 		Now: now, Nodes: slices.Clone(s.nodes), GPUs: slices.Clone(s.gpus),
 		Running: running, Pending: s.pendingCopy(), Users: users, Bookings: s.holds.active(t, userNameOf),
+		Lost: scheduler.PreemptionLoss{LostGPUSeconds: s.res.LostGPUSeconds, HeldGPUSeconds: heldGPUs},
 	}
 }
 

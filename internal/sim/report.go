@@ -74,15 +74,20 @@ func (r Report) WriteText(w io.Writer) error {
 		est = "estimate_s where given, else " + est
 	}
 	fmt.Fprintf(&b, "estimate  %s\n", est)
-	b.WriteString("metrics   wait = first start - arrival; JCT = end - arrival; p95 nearest rank; util =\n" +
-		"          GPU-s held / (GPUs x makespan); jain = Jain's index of users' mean bounded slowdown\n\n")
-	fmt.Fprintf(&b, "%-18s %5s %8s %8s %8s %8s %8s %5s %5s %7s %5s\n",
-		"policy", "jobs", "avg wait", "med wait", "p95 wait", "avg JCT", "makespan", "util", "jain", "preempt", "load")
+	b.WriteString("metrics   wait (avg, median, p95) = first start - arrival; JCT (avg) = end - arrival;\n" +
+		"          p95 nearest rank (p95_jct_s in --json); util =\n" +
+		"          GPU-s held / (GPUs x makespan); jain = Jain's index of users' mean bounded slowdown;\n" +
+		"          rho = finish-time fairness (JCT / JCT alone on 1/N of the cluster), mean and max\n" +
+		"          over users; lost = GPU-s lost to preemption / GPU-s held (%)\n\n")
+	fmt.Fprintf(&b, "%-18s %4s %6s %6s %6s %6s %6s %5s %5s %5s %6s %5s %4s %4s\n",
+		"policy", "jobs", "wait", "med", "p95", "JCT", "makesp", "util", "jain",
+		"rho", "maxrho", "preem", "lost", "load")
 	var dropped []string
 	for _, m := range r.Metrics {
-		fmt.Fprintf(&b, "%-18s %5d %8s %8s %8s %8s %8s %5.3f %5.3f %7d %5.2f\n",
+		fmt.Fprintf(&b, "%-18s %4d %6s %6s %6s %6s %6s %5.3f %5.3f %5.1f %6.1f %5d %4.1f %4.2f\n",
 			m.Policy, m.Jobs, human(m.AvgWait), human(m.MedianWait), human(m.P95Wait), human(m.AvgJCT),
-			human(m.Makespan), m.Utilization, m.JainFairness, m.Preemptions, m.OfferedLoad)
+			human(m.Makespan), m.Utilization, m.JainFairness, m.MeanRho, m.MaxRho,
+			m.Preemptions, 100*m.LostShare, m.OfferedLoad)
 		if m.Unschedulable > 0 {
 			dropped = append(dropped, fmt.Sprintf("%s %d", m.Policy, m.Unschedulable))
 		}

@@ -20,9 +20,21 @@ type PrepareOptions struct {
 	// a job without its own estimate announces: runtime × e^(σ·z), z
 	// standard normal. 0 announces the exact runtime.
 	EstimateNoise float64
-	// Seed drives the estimate noise.
+	// Seed drives the estimate noise and the draw of checkpointing jobs.
 	Seed uint64
+	// NoEstimates: jobs announce no runtime at all.
+	NoEstimates bool
+	// Checkpointable is the share of jobs (0–1) that checkpoint, drawn per
+	// job from a PCG seeded with (Seed, job ID, 2).
+	Checkpointable float64
+	// RestartOverhead is the time a checkpointed job spends, on each
+	// resumed run, reloading before it makes progress again (GPU time
+	// lost). 0: DefaultRestartOverhead.
+	RestartOverhead time.Duration
 }
+
+// DefaultRestartOverhead is a resumed job's reload time unless told.
+const DefaultRestartOverhead = 2 * time.Minute
 
 // Workload is a trace prepared for one cluster.
 type Workload struct {
@@ -46,6 +58,11 @@ type Workload struct {
 	// Signals are the client agent's signals to replay as holds
 	// (signals.go); nil: none.
 	Signals *Signals
+	// RestartOverhead is what each resumed run of a checkpointed job spends
+	// before making progress again.
+	RestartOverhead time.Duration
+	// Checkpointable is the share of jobs drawn to checkpoint.
+	Checkpointable float64
 }
 
 // Prepare turns jobs (not modified) into the workload for c: it sorts them
@@ -53,10 +70,16 @@ type Workload struct {
 // node span nodes, keeps the first Limit, moves the first arrival to 0,
 // draws estimate noise, and scales arrivals to the target load.
 func Prepare(jobs []Job, c Cluster, opt PrepareOptions) (*Workload, error) {
-	if opt.Limit < 0 || opt.Load < 0 || opt.EstimateNoise < 0 {
-		return nil, errors.New("limit, load and estimate noise must not be negative")
+	if opt.Limit < 0 || opt.Load < 0 || opt.EstimateNoise < 0 || opt.RestartOverhead < 0 {
+		return nil, errors.New("limit, load, estimate noise and restart overhead must not be negative")
 	}
-	w := &Workload{Cluster: c, Scale: 1}
+	if opt.Checkpointable < 0 || opt.Checkpointable > 1 {
+		return nil, errors.New("the checkpointable share must be between 0 and 1")
+	}
+	w := &Workload{Cluster: c, Scale: 1, RestartOverhead: opt.RestartOverhead, Checkpointable: opt.Checkpointable}
+	if w.RestartOverhead == 0 {
+		w.RestartOverhead = DefaultRestartOverhead
+	}
 	for _, j := range jobs {
 		switch {
 		case j.GPUs > c.GPUs():
@@ -87,6 +110,10 @@ func Prepare(jobs []Job, c Cluster, opt PrepareOptions) (*Workload, error) {
 		if j.Estimate == 0 && opt.EstimateNoise > 0 {
 			z := rand.New(rand.NewPCG(opt.Seed, uint64(j.ID))).NormFloat64()
 			j.Estimate = max(time.Second, time.Duration(float64(j.Runtime)*math.Exp(opt.EstimateNoise*z)))
+		}
+		j.NoEstimate = opt.NoEstimates
+		if opt.Checkpointable > 0 {
+			j.Checkpoint = rand.New(rand.NewPCG(opt.Seed, uint64(j.ID)<<1|1)).Float64() < opt.Checkpointable
 		}
 	}
 	if opt.Load > 0 {

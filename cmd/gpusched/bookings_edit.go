@@ -1,0 +1,144 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/bookingcsv"
+)
+
+// bookingsSubcommands are the calendar's edit, end, import and export.
+func bookingsSubcommands() []*cobra.Command {
+	return []*cobra.Command{newBookingsEditCmd(), newBookingsEndCmd(), newBookingsImportCmd(), newBookingsExportCmd(), newBookingsSeriesCmd()}
+}
+
+// cliTime reads a flag's time: RFC 3339, or a local time ("2026-11-23
+// 09:00") of the system's zone (TZ).
+func cliTime(flag, s string) (time.Time, error) {
+	t, err := bookingcsv.ParseTime(s, time.Local)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--%s: %w", flag, err)
+	}
+	return t, nil
+}
+
+// printBooking writes one booking's line, times in the local zone.
+func printBooking(w io.Writer, verb string, b *apiclient.Booking) {
+	fmt.Fprintf(w, "booking %d %s: %s, %s – %s (%s)", b.ID, verb, bookingGPUs(*b), b.StartsAt.Local().Format("Mon 2 Jan 15:04"),
+		b.EndsAt.Local().Format("Mon 2 Jan 15:04 MST"), b.State)
+	if b.Note != "" {
+		fmt.Fprintf(w, " — %s", b.Note)
+	}
+	fmt.Fprintln(w)
+}
+
+func newBookingsEditCmd() *cobra.Command {
+	var from, until, note, ids string
+	var length time.Duration
+	var gpus int
+	cmd := &cobra.Command{
+		Use:   "edit ID [--from T] [--until T | --for D] [-g N | --gpu-ids 3,4] [--note X]",
+		Short: "Change a booking: extend, shorten, move, the GPUs or the note (yours; admins: any)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil {
+				return fmt.Errorf("%q is not a booking id", args[0])
+			}
+			var p apiclient.BookingPatch
+			if from != "" {
+				t, err := cliTime("from", from)
+				if err != nil {
+					return err
+				}
+				p.StartsAt = &t
+			}
+			c, err := apiClient(os.Getenv)
+			if err != nil {
+				return err
+			}
+			switch {
+			case until != "" && length != 0:
+				return fmt.Errorf("give --until or --for, not both")
+			case until != "":
+				t, err := cliTime("until", until)
+				if err != nil {
+					return err
+				}
+				p.EndsAt = &t
+			case length > 0:
+				start := p.StartsAt
+				if start == nil {
+					b, err := c.GetBooking(cmd.Context(), id)
+					if err != nil {
+						return err
+					}
+					start = &b.StartsAt
+				}
+				end := start.Add(length)
+				p.EndsAt = &end
+			}
+			if cmd.Flags().Changed("gpus") {
+				p.GPUCount = &gpus
+			}
+			if cmd.Flags().Changed("gpu-ids") {
+				list := []int64{}
+				for s := range strings.SplitSeq(ids, ",") {
+					if s = strings.TrimSpace(s); s == "" {
+						continue
+					}
+					n, err := strconv.ParseInt(s, 10, 64)
+					if err != nil {
+						return fmt.Errorf("--gpu-ids: %q is not a GPU id", s)
+					}
+					list = append(list, n)
+				}
+				p.GPUIDs = &list
+			}
+			if cmd.Flags().Changed("note") {
+				p.Note = &note
+			}
+			b, err := c.EditBooking(cmd.Context(), id, p)
+			if err != nil {
+				return err
+			}
+			printBooking(cmd.OutOrStdout(), "changed", b)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&from, "from", "", "new start: \"2026-11-23 09:00\" (local time) or RFC 3339")
+	cmd.Flags().StringVar(&until, "until", "", "new end, like --from")
+	cmd.Flags().DurationVar(&length, "for", 0, "new length from the (new) start instead of --until, e.g. 10h")
+	cmd.Flags().IntVarP(&gpus, "gpus", "g", 0, "new number of GPUs")
+	cmd.Flags().StringVar(&ids, "gpu-ids", "", "name these GPUs instead (comma-separated; empty: back to a count)")
+	cmd.Flags().StringVar(&note, "note", "", "new note")
+	return cmd
+}
+
+func newBookingsEndCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "end ID [ID…]",
+		Short: "End active bookings now (done early): the GPUs are free at once and the next queued job starts",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := apiClient(os.Getenv)
+			if err != nil {
+				return err
+			}
+			return eachID(args, "booking", func(id int64) error {
+				b, err := c.EndBooking(cmd.Context(), id)
+				if err == nil {
+					printBooking(cmd.OutOrStdout(), "ended", b)
+				}
+				return err
+			})
+		},
+	}
+}

@@ -1,0 +1,145 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// BookingPatch is the body of PATCH /api/v1/bookings/{id}.
+type BookingPatch = apiclient.BookingPatch
+
+// BookingEdit handles PATCH /api/v1/bookings/{id}: its owner (or an admin,
+// audited) extends, shortens or moves a booking, changes its count, named
+// GPUs or note. The same clash rule as creation: 409 naming the competing
+// bookings; 400/422 naming the field.
+func (h *Handlers) BookingEdit(c echo.Context) error {
+	id, err := bookingID(c)
+	if err != nil {
+		return err
+	}
+	var p BookingPatch
+	if err := decodeJSON(c, &p); err != nil {
+		return err
+	}
+	row, err := h.editBooking(c.Request().Context(), userOf(c), id, &p)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, bookingJSON(row, h.Now()))
+}
+
+// editBooking validates p against booking id and applies it in one
+// transaction; the API and the detail page share it.
+func (h *Handlers) editBooking(ctx context.Context, u *models.User, id int64, p *BookingPatch) (*models.BookingRow, error) {
+	now := h.Now()
+	err := h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+		_, err := models.EditBooking(ctx, tx, id, u.ID, u.IsAdmin(), func(cur *models.BookingRow) (models.BookingChange, error) {
+			return bookingChange(cur, p, h.Config.Bookings, now)
+		}, now)
+		return err
+	})
+	if err != nil {
+		return nil, editError(err)
+	}
+	row, err := models.GetBooking(ctx, h.DB.Bun, id)
+	if err != nil {
+		return nil, fromModel(err, "booking")
+	}
+	return row, nil
+}
+
+// bookingChange merges p into cur and checks the result with the rules of
+// creation; a start already past may stay as it is.
+func bookingChange(cur *models.BookingRow, p *BookingPatch, lim BookingLimits, now time.Time) (models.BookingChange, error) {
+	lim = lim.WithDefaults()
+	ch := models.BookingChange{StartsAt: cur.StartsAt.UTC(), EndsAt: cur.EndsAt.UTC(), GPUCount: cur.GPUCount, GPUIDs: cur.GPUIDs, Note: cur.Note}
+	if p.StartsAt == nil && p.EndsAt == nil && p.GPUCount == nil && p.GPUIDs == nil && p.Note == nil {
+		return ch, invalid("body", "give at least one of starts_at, ends_at, gpu_count, gpu_ids, note")
+	}
+	// A time given to the minute of the current one (a form shows minutes)
+	// leaves it as it is.
+	sameMinute := func(a, b time.Time) bool { return a.UTC().Truncate(time.Minute).Equal(b.UTC().Truncate(time.Minute)) }
+	if p.StartsAt != nil && !sameMinute(*p.StartsAt, cur.StartsAt) {
+		ch.StartsAt = p.StartsAt.UTC().Truncate(time.Second)
+	}
+	if p.EndsAt != nil && !sameMinute(*p.EndsAt, cur.EndsAt) {
+		ch.EndsAt = p.EndsAt.UTC().Truncate(time.Second)
+	}
+	if p.Note != nil {
+		if ch.Note = strings.TrimSpace(*p.Note); len(ch.Note) > 500 {
+			return ch, invalid("note", "is at most 500 characters")
+		}
+	}
+	if p.GPUIDs != nil {
+		ids := slices.Compact(slices.Sorted(slices.Values(*p.GPUIDs)))
+		switch {
+		case len(ids) != len(*p.GPUIDs):
+			return ch, invalid("gpu_ids", "names a GPU twice")
+		case len(ids) > 0 && ids[0] < 1:
+			return ch, invalid("gpu_ids", "GPU ids are positive numbers")
+		case len(ids) > 0 && p.GPUCount != nil && *p.GPUCount != len(ids):
+			return ch, invalid("gpu_count", "is %d but gpu_ids names %d GPUs; give one or the other", *p.GPUCount, len(ids))
+		}
+		ch.GPUIDs = ids
+		if len(ids) > 0 {
+			ch.GPUCount = len(ids)
+		}
+	}
+	if p.GPUCount != nil && (p.GPUIDs == nil || len(*p.GPUIDs) == 0) {
+		if *p.GPUCount < 1 {
+			return ch, invalid("gpu_count", "must be at least 1")
+		}
+		if p.GPUIDs == nil && len(cur.GPUIDs) > 0 && *p.GPUCount != len(cur.GPUIDs) {
+			return ch, invalid("gpu_count", "this booking names %d GPUs: change gpu_ids, or send \"gpu_ids\": [] to book a count", len(cur.GPUIDs))
+		}
+		ch.GPUCount = *p.GPUCount
+	}
+	if p.GPUIDs != nil && len(*p.GPUIDs) == 0 {
+		ch.GPUIDs = nil
+	}
+	switch {
+	case !ch.EndsAt.After(ch.StartsAt):
+		return ch, unprocessable("invalid_window", "ends_at: the booking must end after it starts (%s is not after %s)",
+			ch.EndsAt.Format(time.RFC3339), ch.StartsAt.Format(time.RFC3339))
+	case !ch.EndsAt.After(now):
+		return ch, unprocessable("invalid_window", "ends_at: %s is in the past; to end the booking now, use end", ch.EndsAt.Format(time.RFC3339))
+	case !ch.StartsAt.Equal(cur.StartsAt.UTC()) && ch.StartsAt.Before(now.Add(-bookingStartSlack)):
+		return ch, unprocessable("invalid_window", "starts_at: %s is in the past; move the booking to now or later", ch.StartsAt.Format(time.RFC3339))
+	case ch.GPUCount > lim.MaxGPUs:
+		return ch, unprocessable("booking_too_large", "gpu_count: one booking may take at most %d GPUs, this one asks for %d", lim.MaxGPUs, ch.GPUCount)
+	case ch.StartsAt.After(now.Add(lim.MaxAhead)):
+		return ch, unprocessable("booking_too_far", "starts_at: bookings may start at most %s ahead", humanDuration(lim.MaxAhead))
+	case ch.EndsAt.Sub(ch.StartsAt) > lim.MaxLength:
+		return ch, unprocessable("booking_too_long", "ends_at: a booking may last at most %s, this one would last %s",
+			humanDuration(lim.MaxLength), humanDuration(ch.EndsAt.Sub(ch.StartsAt)))
+	}
+	return ch, nil
+}
+
+// editError maps the model's refusals of an edit or an end to API errors.
+func editError(err error) error {
+	var clash *models.ClashError
+	switch {
+	case errors.As(err, &clash):
+		return &APIError{Status: http.StatusConflict, Code: "booking_clash", Err: err,
+			Message: "cannot change the booking: " + strings.TrimPrefix(clash.Error(), models.ErrBookingClash.Error()+": ")}
+	case errors.Is(err, models.ErrNotOwner):
+		return &APIError{Status: http.StatusForbidden, Code: "forbidden", Err: err, Message: "only its owner or an admin may change a booking"}
+	case errors.Is(err, models.ErrBadTransition):
+		msg := err.Error()
+		if i := strings.Index(msg, "booking "); i >= 0 {
+			msg = msg[i:]
+		}
+		return &APIError{Status: http.StatusConflict, Code: "bad_state", Err: err, Message: strings.TrimSuffix(msg, ": "+models.ErrBadTransition.Error())}
+	}
+	return bookingError(err)
+}

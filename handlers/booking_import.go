@@ -1,0 +1,93 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/bookingcsv"
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// ImportResponse is the answer of POST /api/v1/bookings/import: per row
+// what was (or, in a dry run, would be) created, or why not. Error and
+// Code are set when nothing was written because of invalid rows.
+type ImportResponse struct {
+	*models.ImportResult
+	Error string `json:"error,omitempty"`
+	Code  string `json:"code,omitempty"`
+}
+
+// BookingImport handles POST /api/v1/bookings/import (admins): the body is
+// the bookings sheet (CSV: email,gpus,gpu_model,node,gpu_ids,start,end,note),
+// times in ?tz= (default UTC) unless they carry an offset. ?dry_run=true
+// reports only; ?create_users=true makes unknown emails members;
+// ?skip_invalid=true writes the valid rows even if some are not. Nothing is
+// written unless every row is valid or skip_invalid says so: then 422 with
+// the per-row report. Rows imported before are reported, not duplicated.
+func (h *Handlers) BookingImport(c echo.Context) error {
+	loc, err := zoneParam("tz", c.QueryParam("tz"), time.UTC)
+	if err != nil {
+		return err
+	}
+	o := models.ImportOptions{ActorID: userOf(c).ID}
+	for name, dst := range map[string]*bool{"dry_run": &o.DryRun, "create_users": &o.CreateUsers, "skip_invalid": &o.SkipInvalid} {
+		if s := c.QueryParam(name); s != "" {
+			if *dst, err = strconv.ParseBool(s); err != nil {
+				return invalid(name, "must be true or false, got %q", s)
+			}
+		}
+	}
+	res, err := h.importBookings(c.Request().Context(), c.Request().Body, loc, o)
+	if err != nil {
+		return err
+	}
+	if !res.DryRun && !res.Written && res.Invalid > 0 && !o.SkipInvalid {
+		return c.JSON(http.StatusUnprocessableEntity, ImportResponse{ImportResult: res, Code: "invalid_rows",
+			Error: importRefusal(res)})
+	}
+	return c.JSON(http.StatusOK, ImportResponse{ImportResult: res})
+}
+
+// importRefusal says why nothing was written.
+func importRefusal(res *models.ImportResult) string {
+	return fmt.Sprintf("nothing was imported: %d of %d rows are invalid (see rows); fix them, or import with skip_invalid to write the %d valid ones",
+		res.Invalid, len(res.Rows), res.Create)
+}
+
+// importBookings reads the sheet and imports it in one transaction; the
+// API, the admin page and (through the API) the CLI share it.
+func (h *Handlers) importBookings(ctx context.Context, body io.Reader, loc *time.Location, o models.ImportOptions) (*models.ImportResult, error) {
+	rows, err := bookingcsv.Read(body, loc)
+	if err != nil {
+		return nil, Errorf(http.StatusBadRequest, "invalid_csv", "the sheet cannot be read: %v", err)
+	}
+	lim := h.Config.Bookings.WithDefaults()
+	o.MaxGPUs, o.MaxLength, o.MaxAhead = lim.MaxGPUs, lim.MaxLength, lim.MaxAhead
+	var res *models.ImportResult
+	err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+		res, err = models.ImportBookings(ctx, tx, rows, o, h.Now())
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// zoneParam reads an IANA zone name (empty: def).
+func zoneParam(field, name string, def *time.Location) (*time.Location, error) {
+	if name == "" {
+		return def, nil
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil || name == "Local" {
+		return nil, invalid(field, "%q is not a time zone name like Europe/Berlin or UTC", name)
+	}
+	return loc, nil
+}

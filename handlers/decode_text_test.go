@@ -1,0 +1,129 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+)
+
+// decodeTargets are the request types of the JSON API's decoders.
+var decodeTargets = map[string]func() any{
+	"job spec":        func() any { return new(JobSpec) },
+	"booking":         func() any { return new(BookingRequest) },
+	"allocate":        func() any { return new(allocateBody) },
+	"release":         func() any { return new(releaseBody) },
+	"hold":            func() any { return new(apiclient.HoldRequest) },
+	"command result":  func() any { return new(apiclient.CommandResult) },
+	"heartbeat":       func() any { return new(apiclient.HeartbeatRequest) },
+	"lease":           func() any { return new(apiclient.NodeLeaseRequest) },
+	"register":        func() any { return new(apiclient.RegisterNodeRequest) },
+	"job exit":        func() any { return new(apiclient.JobExit) },
+	"log chunk":       func() any { return new(apiclient.LogChunk) },
+	"policy":          func() any { return new(policyBody) },
+	"priority":        func() any { return new(priorityBody) },
+	"scoring observe": func() any { return new(ObserveRequest) },
+	"scoring score":   func() any { return new(ScoreRequest) },
+}
+
+// decodeBody runs readJSON over body as a JSON request.
+func decodeBody(body []byte, v any) error {
+	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(string(body)))
+	req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	c := echo.New().NewContext(req, httptest.NewRecorder())
+	_, err := readJSON(c, v)
+	return err
+}
+
+func TestDecodeRefusesBadText(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, body, target, field string
+	}{
+		{"NUL in a command", `{"gpu_count":1,"command":"echo a\u0000b"}`, "job spec", "command"},
+		{"NUL in an env value", `{"gpu_count":1,"env":{"A":"x\u0000"}}`, "job spec", "env.A"},
+		{"NUL in an env key", `{"gpu_count":1,"env":{"A\u0000":"x"}}`, "job spec", "env"},
+		{"invalid UTF-8 in a name", "{\"gpu_count\":1,\"name\":\"a\xffb\"}", "job spec", "name"},
+		{"invalid UTF-8 in a nested value", "{\"gpus\":[{\"uuid\":\"ok\"},{\"uuid\":\"\xc3\"}]}", "heartbeat", "gpus[1].uuid"},
+		{"invalid UTF-8 in a key", "{\"gpu_count\":1,\"env\":{\"\xfe\":\"x\"}}", "job spec", "env.\ufffd"},
+		{"NUL in a hostname", `{"hostname":"\u0000"}`, "register", "hostname"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := decodeBody([]byte(tt.body), decodeTargets[tt.target]())
+			var api *APIError
+			if !errors.As(err, &api) || api.Status != http.StatusBadRequest || api.Code != "invalid_text" {
+				t.Fatalf("got %v, want a 400 invalid_text", err)
+			}
+			if tt.field != "env.\ufffd" && !strings.Contains(api.Message, `"`+tt.field+`"`) {
+				t.Fatalf("message %q does not name field %q", api.Message, tt.field)
+			}
+		})
+	}
+}
+
+func TestInvalidUTF8Field(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"{\"a\":\"\xff\"}":                              "a",
+		"{\"a\":{\"b\":[1,\"x\",\"\xff\"]}}":            "a.b[2]",
+		"{\"a\":1,\"b\":{\"c\":\"ok\"},\"d\":\"\xff\"}": "d",
+		"{\"\xff\":1}":                                  "\ufffd",
+		"[\"\xff\"]":                                    "[0]",
+		"\xff":                                          "body",
+	}
+	for body, want := range tests {
+		if got := invalidUTF8Field([]byte(body)); got != want {
+			t.Errorf("invalidUTF8Field(%q) = %q, want %q", body, got, want)
+		}
+	}
+}
+
+// FuzzDecoders feeds arbitrary bodies to every decoder of the JSON API: none
+// panics, every refusal is a 4xx APIError, and whatever is accepted holds
+// only valid text.
+func FuzzDecoders(f *testing.F) {
+	for _, seed := range []string{
+		`{"gpu_count":1,"command":"python train.py","env":{"A":"b"}}`,
+		`{"gpus":[{"uuid":"GPU-0","utilization_pct":50}]}`,
+		`{"hostname":"h","gpus":[{"index":0,"uuid":"u","model":"m","memory_mib":1}]}`,
+		`{"gpu_count":1e400}`, `{"gpu_count":"1"}`, `[]`, `null`, `{`, "{\"name\":\"\xff\"}", `{"name":"\u0000"}`,
+		`{"starts_at":"2026-01-01T00:00:00Z","ends_at":"x"}`, `{"priority":"high"}`, `{"preset":"fifo"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for name, mk := range decodeTargets {
+			v := mk()
+			err := decodeBody(body, v)
+			if err == nil {
+				if err := checkText(v); err != nil {
+					t.Fatalf("%s: accepted %q holding bad text: %v", name, body, err)
+				}
+				continue
+			}
+			var api *APIError
+			if !errors.As(err, &api) || api.Status < 400 || api.Status > 499 {
+				t.Fatalf("%s: %q: got %v, want a 4xx APIError", name, body, err)
+			}
+		}
+	})
+}
+
+// FuzzInvalidUTF8Field: the field finder never panics and always names
+// something.
+func FuzzInvalidUTF8Field(f *testing.F) {
+	f.Add([]byte("{\"a\":[\"\xff\"]}"))
+	f.Add([]byte("{\"a\":{\"\xff"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if invalidUTF8Field(body) == "" {
+			t.Fatalf("no field named for %q", body)
+		}
+	})
+}

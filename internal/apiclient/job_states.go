@@ -1,0 +1,17 @@
+package apiclient
+
+// Job states as the API shows them (DESIGN.md, invariant 2). The server's
+// models use the same names.
+const (
+	JobQueued     = "queued"
+	JobScheduled  = "scheduled"
+	JobAllocating = "allocating"
+	JobRunning    = "running"
+	JobCompleted  = "completed"
+	JobFailed     = "failed"
+	JobCanceled   = "canceled"
+	JobPreempted  = "preempted"
+)
+
+// IsTerminal reports whether a job in state s will never move again.
+func IsTerminal(s string) bool { return s == JobCompleted || s == JobFailed || s == JobCanceled }

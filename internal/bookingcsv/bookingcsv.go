@@ -1,0 +1,221 @@
+// Package bookingcsv reads and writes the bookings sheet: the CSV a
+// spreadsheet exports naturally, one booking a row, with the header
+//
+//	email,gpus,gpu_model,node,gpu_ids,start,end,note
+//
+// start and end are local times of a given zone ("2026-11-23 09:00",
+// "2026-11-23T09:00", "23/11/2026 09:00", "23.11.2026 09:00") or carry an
+// offset (RFC 3339). Fields are separated by "," or, as spreadsheets in many
+// locales write them, by ";" (the header row tells).
+// A row asks for gpus GPUs (of gpu_model, on node when given) or names
+// them in gpu_ids: indexes on node ("0;1" or "0 1"), or cluster GPU ids
+// when node is empty. The package knows nothing of the database: it only
+// parses and formats; the standard library is its only dependency.
+package bookingcsv
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Header is the sheet's header row.
+var Header = []string{"email", "gpus", "gpu_model", "node", "gpu_ids", "start", "end", "note"}
+
+// Row is one row of the sheet. Line is its row number in the file (the
+// header is row 1). Err says why the row cannot be read (bad date, end
+// before start); the other fields are then as far as they were read.
+type Row struct {
+	Line     int
+	Email    string
+	GPUs     int
+	GPUModel string
+	Node     string
+	GPUIDs   []int64
+	Start    time.Time
+	End      time.Time
+	Note     string
+	Err      string
+}
+
+// timeLayouts are the accepted local forms of start and end.
+var timeLayouts = []string{"2006-01-02 15:04", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02T15:04:05",
+	"02/01/2006 15:04", "2/1/2006 15:04", "02.01.2006 15:04", "2.1.2006 15:04", "2006/01/02 15:04", "2006-01-02"}
+
+// ParseTime reads s as RFC 3339 (offset given) or a local time of loc.
+func ParseTime(s string, loc *time.Location) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	for _, l := range timeLayouts {
+		if t, err := time.ParseInLocation(l, s, loc); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("bad date %q: write it like 2026-11-23 09:00 (local time) or 2026-11-23T09:00:00+01:00", s)
+}
+
+// MaxRows bounds one import.
+const MaxRows = 5000
+
+// Read parses a sheet; times without an offset are in loc. Column order
+// comes from the header (names in any case; unknown columns are refused).
+// A row that cannot be read is returned with Err set; only a sheet that
+// cannot be read at all is an error.
+func Read(r io.Reader, loc *time.Location) ([]Row, error) {
+	br := bufio.NewReader(r)
+	cr := csv.NewReader(br)
+	// Spreadsheets in many locales separate with ";": the header says which.
+	if head, _ := br.Peek(br.Size()); len(head) > 0 {
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			head = head[:i]
+		}
+		if bytes.Count(head, []byte(";")) > bytes.Count(head, []byte(",")) {
+			cr.Comma = ';'
+		}
+	}
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	head, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, errors.New("the file is empty: the first row must be the header " + strings.Join(Header, ","))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the header row: %w", err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
+		if !contains(Header, h) {
+			return nil, fmt.Errorf("unknown column %q: the columns are %s", h, strings.Join(Header, ","))
+		}
+		col[h] = i
+	}
+	for _, need := range []string{"email", "start", "end"} {
+		if _, ok := col[need]; !ok {
+			return nil, fmt.Errorf("the header lacks the column %q (columns: %s)", need, strings.Join(Header, ","))
+		}
+	}
+	var rows []Row
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("row %d: %w", line, err)
+		}
+		if blank(rec) {
+			continue
+		}
+		if len(rows) == MaxRows {
+			return nil, fmt.Errorf("more than %d rows: split the file", MaxRows)
+		}
+		get := func(name string) string {
+			if i, ok := col[name]; ok && i < len(rec) {
+				return strings.TrimSpace(rec[i])
+			}
+			return ""
+		}
+		rows = append(rows, parseRow(line, get, loc))
+	}
+	return rows, nil
+}
+
+func parseRow(line int, get func(string) string, loc *time.Location) Row {
+	row := Row{Line: line, Email: strings.ToLower(get("email")), GPUModel: get("gpu_model"), Node: get("node"), Note: get("note")}
+	fail := func(format string, args ...any) Row {
+		row.Err = fmt.Sprintf(format, args...)
+		return row
+	}
+	if row.Email == "" {
+		return fail("no email")
+	}
+	if s := get("gpus"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return fail("gpus %q is not a positive number", s)
+		}
+		row.GPUs = n
+	}
+	for _, f := range strings.FieldsFunc(get("gpu_ids"), func(r rune) bool { return r == ';' || r == ' ' || r == ',' || r == '|' }) {
+		id, err := strconv.ParseInt(strings.TrimPrefix(f, "#"), 10, 64)
+		if err != nil || id < 0 {
+			return fail("gpu_ids %q is not a list of GPU numbers like 0;1", get("gpu_ids"))
+		}
+		row.GPUIDs = append(row.GPUIDs, id)
+	}
+	switch {
+	case len(row.GPUIDs) > 0 && row.GPUs != 0 && row.GPUs != len(row.GPUIDs):
+		return fail("gpus is %d but gpu_ids names %d GPUs", row.GPUs, len(row.GPUIDs))
+	case len(row.GPUIDs) == 0 && row.GPUs == 0:
+		return fail("give gpus (a count) or gpu_ids")
+	case len(row.GPUIDs) > 0:
+		row.GPUs = len(row.GPUIDs)
+	}
+	var err error
+	if row.Start, err = ParseTime(get("start"), loc); err != nil {
+		return fail("start: %v", err)
+	}
+	if row.End, err = ParseTime(get("end"), loc); err != nil {
+		return fail("end: %v", err)
+	}
+	if !row.End.After(row.Start) {
+		return fail("end before start (%s is not after %s)", get("end"), get("start"))
+	}
+	if len(row.Note) > 500 {
+		return fail("note is longer than 500 characters")
+	}
+	return row
+}
+
+func blank(rec []string) bool {
+	for _, f := range rec {
+		if strings.TrimSpace(f) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Write writes rows as a sheet (with the header), times in loc as
+// "2006-01-02 15:04": what Read reads back with the same zone.
+func Write(w io.Writer, rows []Row, loc *time.Location) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(Header); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		ids := make([]string, len(r.GPUIDs))
+		for i, id := range r.GPUIDs {
+			ids[i] = strconv.FormatInt(id, 10)
+		}
+		gpus := ""
+		if len(r.GPUIDs) == 0 {
+			gpus = strconv.Itoa(r.GPUs)
+		}
+		rec := []string{r.Email, gpus, r.GPUModel, r.Node, strings.Join(ids, ";"),
+			r.Start.In(loc).Format("2006-01-02 15:04"), r.End.In(loc).Format("2006-01-02 15:04"), r.Note}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

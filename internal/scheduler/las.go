@@ -1,0 +1,217 @@
+package scheduler
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// DefaultStopGrace is how long a checkpointing job is given to save its
+// state and exit when it is preempted, unless it asks for another grace.
+const DefaultStopGrace = 60 * time.Second
+
+// LASConfig tunes the attained-service policies (las and gittins, after
+// Tiresias's 2D-LAS): a job's attained service is GPUs × time it has run
+// (over all its runs); the queue is split into discretized levels by that
+// service, and a fresh job goes before one that has already had much.
+type LASConfig struct {
+	// Thresholds are the level boundaries in GPU-hours of attained service,
+	// ascending: len(Thresholds)+1 levels ("queue 1 of 4" is the first).
+	Thresholds []float64 `json:"thresholds_gpu_hours"`
+	// StarvationLimit promotes a pending job that has waited this long
+	// (since it arrived or was last preempted) ahead of every level; 0
+	// never promotes.
+	StarvationLimit Duration `json:"starvation_limit"`
+	// CheckpointPreemption lets the head of the queue stop a running job
+	// that checkpoints (Job.Checkpoint) and has been demoted to a later
+	// level than the head's: the job saves, exits
+	// and resumes later with its attained service kept. Jobs that do not
+	// checkpoint are only preempted under Config.Preemption's rules.
+	CheckpointPreemption bool `json:"checkpoint_preemption"`
+	// PreemptCooldown: a job is stopped by demotion only after running at
+	// least this long since its last start, so at most once per cooldown.
+	PreemptCooldown Duration `json:"preempt_cooldown"`
+	// MaxLostShare caps preemption of every kind: while Snapshot.Lost's
+	// lost share of the GPU time held is at or above it, nothing is
+	// preempted. 0: no cap.
+	MaxLostShare float64 `json:"max_lost_share"`
+}
+
+// DefaultLAS is the attained-service configuration the presets start from.
+func DefaultLAS() LASConfig {
+	return LASConfig{
+		Thresholds:           []float64{1, 8, 64},
+		StarvationLimit:      Duration(12 * time.Hour),
+		CheckpointPreemption: true,
+		PreemptCooldown:      Duration(30 * time.Minute),
+		MaxLostShare:         0.05,
+	}
+}
+
+// validate lists what is wrong with c.
+func (c LASConfig) validate() []error {
+	var errs []error
+	for i, t := range c.Thresholds {
+		if !(t > 0) || math.IsInf(t, 0) || (i > 0 && t <= c.Thresholds[i-1]) {
+			errs = append(errs, errors.New("las.thresholds_gpu_hours must be positive and ascending"))
+			break
+		}
+	}
+	if c.StarvationLimit < 0 || c.PreemptCooldown < 0 {
+		errs = append(errs, errors.New("las.starvation_limit and las.preempt_cooldown must not be negative"))
+	}
+	if c.MaxLostShare < 0 || c.MaxLostShare > 1 || math.IsNaN(c.MaxLostShare) {
+		errs = append(errs, fmt.Errorf("las.max_lost_share %v must be between 0 and 1", c.MaxLostShare))
+	}
+	return errs
+}
+
+// attained is a job's attained service in GPU-seconds at now: its earlier
+// runs plus, when running, GPUs × time since StartedAt.
+func (p *pass) attained(j *Job) float64 {
+	a := cleanUsage(j.AttainedGPUSeconds)
+	if !j.StartedAt.IsZero() && len(j.GPUs) > 0 {
+		a += float64(len(j.GPUs)) * max(0, p.now.Sub(j.StartedAt)).Seconds()
+	}
+	return a
+}
+
+// level is the 0-based LAS level of an attained service in GPU-seconds.
+func (p *pass) level(gpuSeconds float64) int {
+	h := gpuSeconds / 3600
+	n, _ := slices.BinarySearchFunc(p.cfg.LAS.Thresholds, h, func(t, h float64) int {
+		if t <= h {
+			return -1
+		}
+		return 1
+	})
+	return n
+}
+
+// waitedSince is when a pending job joined the queue this time.
+func waitedSince(j *Job) time.Time {
+	if j.PreemptedAt.After(j.SubmittedAt) {
+		return j.PreemptedAt
+	}
+	return j.SubmittedAt
+}
+
+// promoted says whether a pending job has waited past the starvation limit.
+func (p *pass) promoted(j *Job) bool {
+	l := time.Duration(p.cfg.LAS.StarvationLimit)
+	return l > 0 && p.now.Sub(waitedSince(j)) >= l
+}
+
+// lasKey is a pending job's place under las: its level (FIFO within a
+// level: ties fall to SubmittedAt); under gittins, within the level, the
+// higher Gittins index first. Promotion is applied after sorting (zipper).
+func (p *pass) lasKey(j *Job) float64 {
+	lvl := p.level(j.AttainedGPUSeconds)
+	if p.cfg.Policy == PolicyGittins {
+		return float64(lvl) + 1/(1+p.gittinsOf(j))
+	}
+	return float64(lvl)
+}
+
+// Preempts says whether a pass under c may preempt at all: Preemption, or
+// checkpoint preemption under an attained-service policy.
+func (c Config) Preempts() bool {
+	return c.Preemption || (c.isLAS() && c.LAS.CheckpointPreemption)
+}
+
+// isLAS says whether the policy orders by attained service.
+func (c Config) isLAS() bool { return c.Policy == PolicyLAS || c.Policy == PolicyGittins }
+
+// lostCapped says whether the share of GPU time lost to preemption has
+// reached LASConfig.MaxLostShare, which stops every preemption.
+func (p *pass) lostCapped() bool {
+	c, l := p.cfg.LAS.MaxLostShare, p.snap.Lost
+	return c > 0 && l.HeldGPUSeconds > 0 && l.LostGPUSeconds >= c*l.HeldGPUSeconds
+}
+
+// demotable says whether a running job may be stopped for the pending
+// head by LAS demotion: it checkpoints, has run at least the cooldown since
+// its last start, and is in a later level than the head (whatever the
+// priorities: it keeps its progress and its place in its level).
+func (p *pass) demotable(r *Job, head *Job) bool {
+	if !p.cfg.isLAS() || !p.cfg.LAS.CheckpointPreemption || !r.Checkpoint ||
+		p.now.Sub(r.StartedAt) < time.Duration(p.cfg.LAS.PreemptCooldown) {
+		return false
+	}
+	hl := p.level(head.AttainedGPUSeconds)
+	if p.promoted(head) {
+		hl = -1
+	}
+	return p.level(p.attained(r)) > hl
+}
+
+// stopGrace is the grace a checkpointing job is given to save and exit.
+func stopGrace(j *Job) time.Duration {
+	if j.StopGrace > 0 {
+		return j.StopGrace
+	}
+	return DefaultStopGrace
+}
+
+// standing words a job's LAS standing for explanations: "queue 2 of 4:
+// has had 38 GPU-h; promoted after 6 h waiting". Empty for other policies.
+func (p *pass) standing(j *Job) string {
+	if !p.cfg.isLAS() {
+		return ""
+	}
+	s := fmt.Sprintf("queue %d of %d: has had %s GPU-h", p.level(j.AttainedGPUSeconds)+1,
+		len(p.cfg.LAS.Thresholds)+1, hoursWords(j.AttainedGPUSeconds/3600))
+	if p.promoted(j) {
+		s += "; promoted after " + hoursWords(time.Duration(p.cfg.LAS.StarvationLimit).Hours()) + " h waiting"
+	}
+	return s
+}
+
+// hoursWords writes hours with one decimal below 10, whole above.
+func hoursWords(h float64) string {
+	if h < 10 {
+		return fmt.Sprintf("%.1f", h)
+	}
+	return fmt.Sprintf("%.0f", h)
+}
+
+// zipper interleaves the promoted jobs (those that waited past the
+// starvation limit), oldest first, with the others in LAS order: the
+// first promoted job, then the first other, and so on. Starving jobs thus
+// take every other place at the front of the queue, and however long the
+// backlog, fresh jobs keep the other half.
+func (p *pass) zipper(q []*qjob) []*qjob {
+	if !p.cfg.isLAS() || p.cfg.LAS.StarvationLimit <= 0 {
+		return q
+	}
+	var prom, rest []*qjob
+	for _, qj := range q {
+		if p.promoted(qj.job) {
+			prom = append(prom, qj)
+		} else {
+			rest = append(rest, qj)
+		}
+	}
+	if len(prom) == 0 {
+		return q
+	}
+	slices.SortStableFunc(prom, func(a, b *qjob) int {
+		if c := waitedSince(a.job).Compare(waitedSince(b.job)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.job.ID, b.job.ID)
+	})
+	out := q[:0:0]
+	for i := 0; i < max(len(prom), len(rest)); i++ {
+		if i < len(prom) {
+			out = append(out, prom[i])
+		}
+		if i < len(rest) {
+			out = append(out, rest[i])
+		}
+	}
+	return out
+}

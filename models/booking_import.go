@@ -1,0 +1,191 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/bookingcsv"
+)
+
+// Import outcomes of a row.
+const (
+	ImportCreate  = "create"  // written (or, in a dry run, would be)
+	ImportExists  = "exists"  // imported before: reported, not duplicated
+	ImportInvalid = "invalid" // refused; Reason says why
+)
+
+// ImportOptions are the choices of one import.
+type ImportOptions struct {
+	DryRun      bool // report only; write nothing
+	CreateUsers bool // an unknown email becomes a member (else the row is invalid)
+	SkipInvalid bool // write the valid rows even when some are invalid
+	ActorID     int64
+	// The booking rules of the API (zero: no limit): GPUs in one booking,
+	// longest booking, how far ahead one may start. A row already over is
+	// refused; one in progress is kept.
+	MaxGPUs   int
+	MaxLength time.Duration
+	MaxAhead  time.Duration
+}
+
+// ImportRowResult is what became (or would become) of one row.
+type ImportRowResult struct {
+	Line      int       `json:"row"`
+	Status    string    `json:"status"`
+	Reason    string    `json:"reason,omitempty"`
+	Email     string    `json:"email"`
+	GPUs      string    `json:"gpus"`
+	StartsAt  time.Time `json:"starts_at"`
+	EndsAt    time.Time `json:"ends_at"`
+	Note      string    `json:"note,omitempty"`
+	BookingID int64     `json:"booking_id,omitempty"`
+	NewUser   bool      `json:"new_user,omitempty"`
+}
+
+// ImportResult is the outcome of an import: per row, and counted. Written
+// says whether anything was written.
+type ImportResult struct {
+	Rows     []ImportRowResult `json:"rows"`
+	Create   int               `json:"create"`
+	Existing int               `json:"existing"`
+	Invalid  int               `json:"invalid"`
+	DryRun   bool              `json:"dry_run"`
+	Written  bool              `json:"written"`
+}
+
+// ImportBookings checks the sheet's rows with the rules of booking
+// creation (GPUs exist, no clash with stored bookings nor with earlier
+// rows) and, unless a dry run or unless a row is invalid and SkipInvalid is
+// off, writes the valid new rows in tx under the booking lock: all or
+// nothing. A row imported before (same fingerprint) is reported, never
+// written twice.
+func ImportBookings(ctx context.Context, tx bun.IDB, rows []bookingcsv.Row, o ImportOptions, now time.Time) (*ImportResult, error) {
+	if _, err := tx.NewRaw("SELECT pg_advisory_xact_lock(?)", int64(bookingLockKey)).Exec(ctx); err != nil {
+		return nil, fmt.Errorf("models: import bookings: lock: %w", err)
+	}
+	gpus, err := ListBookableGPUs(ctx, tx)
+	if err != nil {
+		return nil, fmt.Errorf("models: import bookings: %w", err)
+	}
+	res := &ImportResult{DryRun: o.DryRun, Rows: make([]ImportRowResult, len(rows))}
+	reqs := make([]*BookingRow, len(rows))
+	users := map[string]*User{}
+	owners := make([]*User, len(rows))
+	var from, to time.Time
+	fps := make([]string, len(rows))
+	for i := range rows {
+		r := &rows[i]
+		out := &res.Rows[i]
+		*out = ImportRowResult{Line: r.Line, Status: ImportInvalid, Email: r.Email, StartsAt: r.Start.UTC(), EndsAt: r.End.UTC(), Note: r.Note}
+		if r.Err != "" {
+			out.Reason = r.Err
+			continue
+		}
+		if reason := importRules(r, o, now); reason != "" {
+			out.Reason = reason
+			continue
+		}
+		req, reason, err := importRequest(ctx, tx, r, gpus, users, o.CreateUsers)
+		owners[i] = users[r.Email]
+		if err != nil {
+			return nil, err
+		}
+		if reason != "" {
+			out.Reason = reason
+			continue
+		}
+		out.GPUs, out.NewUser = describeGPUs(req, gpus), req.UserID == 0
+		fps[i] = importFingerprint(r, req)
+		reqs[i] = req
+		if from.IsZero() || req.StartsAt.Before(from) {
+			from = req.StartsAt
+		}
+		if req.EndsAt.After(to) {
+			to = req.EndsAt
+		}
+	}
+	var seen []struct {
+		ID int64  `bun:"id"`
+		FP string `bun:"import_fingerprint"`
+	}
+	if err := tx.NewSelect().TableExpr("bookings").Column("id", "import_fingerprint").Where("import_fingerprint IN (?)", bun.In(nonEmpty(fps))).
+		Scan(ctx, &seen); err != nil && !errors.Is(err, errNoRows) {
+		return nil, fmt.Errorf("models: import bookings: fingerprints: %w", err)
+	}
+	var others []BookingRow
+	if !from.IsZero() {
+		if err := liveBookings(bookingRows(tx)).Where("booking.starts_at < ?", to).Where("booking.ends_at > ?", from).
+			OrderExpr("booking.starts_at, booking.id").Scan(ctx, &others); err != nil {
+			return nil, fmt.Errorf("models: import bookings: overlapping bookings: %w", err)
+		}
+	}
+	for i, req := range reqs {
+		if req == nil {
+			continue
+		}
+		out := &res.Rows[i]
+		if j := slices.IndexFunc(seen, func(s struct {
+			ID int64  `bun:"id"`
+			FP string `bun:"import_fingerprint"`
+		}) bool {
+			return s.FP == fps[i]
+		}); j >= 0 {
+			out.Status, out.BookingID, out.Reason = ImportExists, seen[j].ID, fmt.Sprintf("already imported as booking #%d", seen[j].ID)
+			reqs[i] = nil
+			continue
+		}
+		if k := slices.Index(fps[:i], fps[i]); k >= 0 && reqs[k] != nil {
+			out.Reason = fmt.Sprintf("the same booking as row %d", rows[k].Line)
+			reqs[i] = nil
+			continue
+		}
+		if err := checkClash(req, others, gpus); err != nil {
+			var clash *ClashError
+			if !errors.As(err, &clash) {
+				out.Reason = strings.TrimPrefix(err.Error(), ErrBookingGPUs.Error()+": ")
+				reqs[i] = nil
+				continue
+			}
+			out.Reason = "clash with " + clash.Who()
+			reqs[i] = nil
+			continue
+		}
+		out.Status = ImportCreate
+		req.ID = -int64(rows[i].Line) // later rows name it "row N"
+		others = append(others, *req)
+	}
+	for _, r := range res.Rows {
+		switch r.Status {
+		case ImportCreate:
+			res.Create++
+		case ImportExists:
+			res.Existing++
+		default:
+			res.Invalid++
+		}
+	}
+	if o.DryRun || (res.Invalid > 0 && !o.SkipInvalid) || res.Create == 0 {
+		return res, nil
+	}
+	for i, req := range reqs {
+		if req == nil {
+			continue
+		}
+		if err := insertImported(ctx, tx, req, fps[i], owners[i]); err != nil {
+			return nil, fmt.Errorf("models: import row %d: %w", rows[i].Line, err)
+		}
+		res.Rows[i].BookingID = req.ID
+	}
+	res.Written = true
+	if err := Audit(ctx, tx, &AuditEntry{ActorUserID: &o.ActorID, Action: "booking.import", TargetType: "booking",
+		Details: map[string]any{"created": res.Create, "existing": res.Existing, "skipped": res.Invalid}}); err != nil {
+		return nil, err
+	}
+	return res, Notify(ctx, tx, ChannelBookings, fmt.Sprintf("import:%d", res.Create))
+}
