@@ -134,6 +134,13 @@ func (h *Handlers) calendar(c echo.Context, p calParams) (views.Calendar, error)
 	}
 	cal.Grid = calgrid.Compute(in)
 	cal.Links = calendarLinks(p, day, loc)
+	exp := url.Values{"from": {day.Format(time.RFC3339)}, "until": {end.Format(time.RFC3339)}}
+	cal.Links.ExportCSV = "/bookings/export?" + exp.Encode() + "&format=csv"
+	cal.Links.ExportICS = "/bookings/export?" + exp.Encode() + "&format=ics"
+	cal.Links.Series, cal.Links.Feeds = "/bookings/series/new", "/settings/feeds"
+	if u.IsAdmin() {
+		cal.Links.Import = "/admin/import"
+	}
 	return cal, nil
 }
 
