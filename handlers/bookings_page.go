@@ -125,7 +125,8 @@ func (h *Handlers) calendar(c echo.Context, p calParams) (views.Calendar, error)
 		in.Items = append(in.Items, bookingItem(u, b, now))
 		if b.Kind == models.BookingKindBooking && (b.UserID == u.ID || u.IsAdmin()) && b.EndsAt.After(now) {
 			cal.Cancelable = append(cal.Cancelable, views.CalendarBooking{ID: b.ID, Owner: b.OwnerEmail,
-				What: bookingWhat(b, gpuIndex(gpus)), Window: localtime.Window(b.StartsAt, b.EndsAt, loc), Note: b.Note, Mine: b.UserID == u.ID})
+				What: bookingWhat(b, gpuIndex(gpus)), Window: localtime.Window(b.StartsAt, b.EndsAt, loc), Note: b.Note, Mine: b.UserID == u.ID,
+				When: startsOrEnds(b.StartsAt, b.EndsAt, now)})
 		}
 	}
 	for i := range jobs {
@@ -133,6 +134,13 @@ func (h *Handlers) calendar(c echo.Context, p calParams) (views.Calendar, error)
 	}
 	cal.Grid = calgrid.Compute(in)
 	cal.Links = calendarLinks(p, day, loc)
+	exp := url.Values{"from": {day.Format(time.RFC3339)}, "until": {end.Format(time.RFC3339)}}
+	cal.Links.ExportCSV = "/bookings/export?" + exp.Encode() + "&format=csv"
+	cal.Links.ExportICS = "/bookings/export?" + exp.Encode() + "&format=ics"
+	cal.Links.Series, cal.Links.Feeds = "/bookings/series/new", "/settings/feeds"
+	if u.IsAdmin() {
+		cal.Links.Import = "/admin/import"
+	}
 	return cal, nil
 }
 
@@ -235,4 +243,13 @@ func bookingForm(gpus []models.BookableGPU, p calParams, now time.Time, loc *tim
 	}
 	slices.Sort(f.Models)
 	return f
+}
+
+// startsOrEnds is "starts in 2h" for an upcoming window, "ends in 29m" for
+// one in force.
+func startsOrEnds(start, end, now time.Time) string {
+	if start.After(now) {
+		return "starts " + localtime.Relative(start, now)
+	}
+	return "ends " + localtime.Relative(end, now)
 }

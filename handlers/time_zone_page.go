@@ -42,7 +42,14 @@ func (h *Handlers) TimeZoneSave(c echo.Context) error {
 		}
 		return c.NoContent(http.StatusNoContent)
 	}
-	u.TimeZone = zone // this response already shows times in the new zone
+	// This response already shows times in the new zone (a copy: the
+	// signed-in user may be shared by the session cache).
+	if p := PrincipalOf(c); p != nil && p.User != nil {
+		cp, uc := *p, *p.User
+		uc.TimeZone = zone
+		cp.User = &uc
+		SetPrincipal(c, &cp)
+	}
 	name := zone
 	if name == "" {
 		name = "UTC"

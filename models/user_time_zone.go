@@ -12,7 +12,8 @@ import (
 // SetUserTimeZone stores the IANA zone the user's times are shown in ("" is
 // UTC). An unknown zone is refused. onlyIfUnset leaves an already chosen
 // zone alone (the browser's guess on first sign-in must not override a
-// choice); it reports whether the row changed.
+// choice); it reports whether the row changed, and signals the change on
+// the tokens channel so that session caches reload the user.
 func SetUserTimeZone(ctx context.Context, db bun.IDB, userID int64, zone string, onlyIfUnset bool) (bool, error) {
 	if _, err := localtime.Load(zone); err != nil {
 		return false, fmt.Errorf("models: set time zone of user %d: %w", userID, err)
@@ -26,5 +27,9 @@ func SetUserTimeZone(ctx context.Context, db bun.IDB, userID int64, zone string,
 		return false, fmt.Errorf("models: set time zone of user %d: %w", userID, err)
 	}
 	n, _ := res.RowsAffected()
-	return n > 0, nil
+	if n == 0 {
+		return false, nil
+	}
+	// Caches of signed-in users (sessions) drop the old zone.
+	return true, Notify(ctx, db, ChannelTokens, fmt.Sprintf("user:%d:time_zone", userID))
 }

@@ -72,6 +72,12 @@ document.addEventListener("DOMContentLoaded", function () {
     });
   }
   if (!document.body.hasAttribute("data-zone-unset") || !window.fetch) return;
+  // Once per tab: never a loop of posts and reloads.
+  var KEY = "gpusched-zone-offered";
+  try {
+    if (sessionStorage.getItem(KEY)) return;
+    sessionStorage.setItem(KEY, zone);
+  } catch (e) { return; }
   var meta = document.querySelector('meta[name="csrf-token"]');
   var body = new URLSearchParams({ time_zone: zone, auto: "1" });
   fetch("/settings/time-zone", {
@@ -79,7 +85,8 @@ document.addEventListener("DOMContentLoaded", function () {
     headers: { "X-CSRF-Token": meta ? meta.content : "" }
   }).then(function (r) {
     document.body.removeAttribute("data-zone-unset");
-    if (r.status === 204 && zone !== "UTC") window.location.reload();
+    // A moment for the server's caches to hear of the change.
+    if (r.status === 204 && zone !== "UTC") setTimeout(function () { window.location.reload(); }, 300);
   });
 });
 
@@ -93,3 +100,30 @@ document.addEventListener("htmx:sseOpen", function (e) {
     document.body.dispatchEvent(new Event("bell-refresh"));
   });
 });
+// Live streams end with the page (calview): a page left for another keeps
+// its EventSource connections open until the server next writes (and the
+// back/forward cache may keep them longer), and browsers allow only six
+// connections to a server, so after a few pages every request would wait.
+// Streams are closed on pagehide; a page restored from the cache reloads.
+(function () {
+  var Native = window.EventSource;
+  if (!Native) return;
+  var open = [];
+  function Tracked(url, opts) {
+    var es = new Native(url, opts);
+    open.push(es);
+    return es;
+  }
+  Tracked.prototype = Native.prototype;
+  Tracked.CONNECTING = Native.CONNECTING;
+  Tracked.OPEN = Native.OPEN;
+  Tracked.CLOSED = Native.CLOSED;
+  window.EventSource = Tracked;
+  window.addEventListener("pagehide", function () {
+    open.forEach(function (es) { es.close(); });
+    open = [];
+  });
+  window.addEventListener("pageshow", function (e) {
+    if (e.persisted) window.location.reload();
+  });
+})();

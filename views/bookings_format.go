@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 
@@ -127,4 +128,16 @@ func nextLabel(c Calendar) string {
 		return "Next day"
 	}
 	return "Next week"
+}
+
+// barRelative says when a bar's item starts or ends, from now: "starts in
+// 2h", "ends in 29m", "ended 3h ago".
+func barRelative(b calgrid.Bar, now time.Time) string {
+	switch {
+	case b.Item.Start.After(now):
+		return "starts " + localtime.Relative(b.Item.Start, now)
+	case b.Item.End.After(now):
+		return "ends " + localtime.Relative(b.Item.End, now)
+	}
+	return "ended " + localtime.Relative(b.Item.End, now)
 }

@@ -30,6 +30,11 @@ type CalendarLinks struct {
 	ByGPU, ByNode, ByType   string
 	DayOf                   func(date string) string // the day view of a date (YYYY-MM-DD)
 	Fragment                string                   // the live grid of this view
+	// The calendar's other pages (issue 12's calendar branch): the view's
+	// window as a sheet or iCalendar, a recurring booking, feeds, import.
+	ExportCSV, ExportICS string
+	Series, Feeds        string
+	Import               string // admins only ("" for members)
 }
 
 // CalendarBooking is a booking in the list under the grid.
@@ -38,6 +43,7 @@ type CalendarBooking struct {
 	Owner  string
 	What   string // "2 × H100-80GB"
 	Window string // in the viewer's zone
+	When   string // "starts in 2h", "ends in 29m"
 	Note   string
 	Mine   bool
 }

@@ -167,6 +167,7 @@ func TestCalendarZoneAndDragInBrowser(t *testing.T) {
 	poll(t, tab, "the dragged booking in the grid",
 		fmt.Sprintf(`Array.from(document.querySelectorAll('[data-testid=booking-link]')).some(b => b.title.includes(%q) && b.title.includes('dragged'))`,
 			from.Format("Mon 2 Jan 15:04")+"–"+until.Format("15:04 MST")), 10*time.Second)
+	step("dragged booking shown")
 	var b models.Booking
 	if err := s.DB.Bun.NewSelect().Model(&b).Where("note = 'dragged'").Scan(t.Context()); err != nil {
 		t.Fatal(err)
@@ -174,6 +175,7 @@ func TestCalendarZoneAndDragInBrowser(t *testing.T) {
 	if !b.StartsAt.Equal(from) || !b.EndsAt.Equal(until) {
 		t.Errorf("the dragged booking is %v–%v, want %v–%v", b.StartsAt, b.EndsAt, from, until)
 	}
+	step("checked in the database")
 	browsertest.Screenshot(t, tab, "calendar-booked")
 
 	step("Keyboard: a row")

@@ -135,3 +135,27 @@ func TestCalendarShowsRunningJobs(t *testing.T) {
 		t.Error("Next 24 h does not list the job's expected end")
 	}
 }
+
+// The calendar links its window's export, and the export answers with the
+// sheet of those bookings in the viewer's zone.
+func TestCalendarLinksExport(t *testing.T) {
+	t.Parallel()
+	s := withNode(t, 2)
+	ana := s.Login(t, "ana@example.com")
+	day := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 1)
+	if st, body, _ := postForm(t, s, ana, "/bookings", url.Values{"gpu_count": {"1"}, "note": {"exported"},
+		"starts_at": {day.Add(9 * time.Hour).Format("2006-01-02T15:04")}, "ends_at": {day.Add(11 * time.Hour).Format("2006-01-02T15:04")}}); st != http.StatusSeeOther {
+		t.Fatalf("book: %d %s", st, body)
+	}
+	page := getPage(t, ana, s.URL+"/bookings")
+	i := strings.Index(page, `data-testid="export-csv"`)
+	if i < 0 {
+		t.Fatal("no export link on the calendar")
+	}
+	j := strings.LastIndex(page[:i], `href="`)
+	href := strings.ReplaceAll(page[j+len(`href="`):j+strings.Index(page[j:], `" `)], "&amp;", "&")
+	sheet := getPage(t, ana, s.URL+href)
+	if !strings.Contains(sheet, "exported") || !strings.Contains(sheet, "ana@example.com") {
+		t.Errorf("the export of the week lacks the booking:\n%s", sheet)
+	}
+}
