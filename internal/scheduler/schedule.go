@@ -120,7 +120,7 @@ func (p *pass) plan(q []*qjob) Plan {
 			continue
 		}
 		e := Explanation{JobID: qj.job.ID, Position: len(pl.Pending) + 1, Code: o.code, Reason: o.reason,
-			Score: qj.score, At: o.at}
+			Score: qj.score, At: o.at, Standing: p.standing(qj.job)}
 		if o.eta != forever {
 			e.EstimatedStart = p.abs(o.eta)
 		}
