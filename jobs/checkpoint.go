@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -38,4 +39,16 @@ func stopGraceS(j *models.Job, state string, def time.Duration) int {
 		return j.StopGraceS
 	}
 	return int(def.Seconds())
+}
+
+// withStanding adds each job's place under an attained-service policy to
+// its reason, so that gpusched queue and the dashboard say it: "needs 4
+// GPUs; 2 free (queue 2 of 4: has had 38 GPU-h; promoted after 12 h
+// waiting)".
+func withStanding(ex []scheduler.Explanation) {
+	for i := range ex {
+		if s := ex[i].Standing; s != "" {
+			ex[i].Reason += " (" + s + ")"
+		}
+	}
 }
