@@ -11,6 +11,15 @@ import (
 // attained sets a job's attained service in GPU-hours.
 func attained(h float64) jobOpt { return func(j *Job) { j.AttainedGPUSeconds = h * 3600 } }
 
+// lasCfg is a preset with the LAS knobs these tests are written for:
+// levels at 1, 8 and 64 GPU-h, a 30-minute cooldown, and promoted jobs
+// taking every other place.
+func lasCfg(name string, opts ...func(*Config)) Config {
+	return cfg(name, append([]func(*Config){func(c *Config) {
+		c.LAS.Thresholds, c.LAS.PreemptCooldown, c.LAS.FreshPerPromoted = []float64{1, 8, 64}, Duration(30*time.Minute), 1
+	}}, opts...)...)
+}
+
 // checkpoint marks a job as checkpointing.
 func checkpoint() jobOpt { return func(j *Job) { j.Checkpoint = true } }
 
@@ -27,7 +36,7 @@ func TestLASOrder(t *testing.T) {
 		pend(4, 4, 1, prio(PriorityCritical)), // level 1
 		pend(5, 5, 1, attained(0.5)),          // level 1
 	}
-	pl := Schedule(s, cfg("las-backfill", func(c *Config) { c.LAS.StarvationLimit = 0 }))
+	pl := Schedule(s, lasCfg("las-backfill", func(c *Config) { c.LAS.StarvationLimit = 0 }))
 	if d := cmp.Diff([]int64{3, 4, 5, 2, 1}, queueOf(pl)); d != "" {
 		t.Errorf("queue (-want +got):\n%s", d)
 	}
@@ -49,7 +58,7 @@ func TestLASPromotion(t *testing.T) {
 		pend(3, 3, 1, ago(time.Hour)),
 		pend(4, 4, 1, ago(time.Hour/2)),
 	}
-	pl := Schedule(s, cfg("las-backfill"))
+	pl := Schedule(s, lasCfg("las-backfill"))
 	if d := cmp.Diff([]int64{1, 3, 2, 4}, queueOf(pl)); d != "" {
 		t.Errorf("queue (-want +got):\n%s", d)
 	}
@@ -81,7 +90,7 @@ func TestLASDemotion(t *testing.T) {
 			s := mk(1, 1)
 			s.Running, s.Lost = []Job{tc.running}, tc.lost
 			s.Pending = []Job{pend(1, 1, 1)}
-			pl := Schedule(s, cfg("las-backfill"))
+			pl := Schedule(s, lasCfg("las-backfill"))
 			if d := cmp.Diff(tc.want, pl.Preemptions, cmpPlan); d != "" {
 				t.Errorf("preemptions (-want +got):\n%s", d)
 			}
@@ -107,7 +116,7 @@ func TestGittinsIndex(t *testing.T) {
 		return func(j *Job) { j.Learned = RuntimeDist{LogMean: math.Log(sec), LogStd: 0.5, N: 10} }
 	}
 	s.Pending = []Job{pend(1, 1, 1, learned(7200)), pend(2, 2, 1, learned(60)), pend(3, 3, 1)}
-	pl := Schedule(s, cfg("gittins-backfill"))
+	pl := Schedule(s, lasCfg("gittins-backfill"))
 	if d := cmp.Diff([]int64{2, 1, 3}, queueOf(pl)); d != "" {
 		t.Errorf("queue (-want +got):\n%s", d)
 	}
