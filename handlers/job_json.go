@@ -27,6 +27,9 @@ type JobJSON struct {
 	Env                map[string]string `json:"env,omitempty"`
 	JobType            string            `json:"job_type,omitempty"`
 	EstimatedDurationS *int64            `json:"estimated_duration_seconds,omitempty"`
+	Checkpoint         bool              `json:"checkpoint"`
+	StopGraceS         int               `json:"stop_grace_seconds,omitempty"`
+	AttainedGPUHours   float64           `json:"attained_gpu_hours"`
 	QueuedAt           time.Time         `json:"queued_at"`
 	ScheduledAt        *time.Time        `json:"scheduled_at,omitempty"`
 	StartedAt          *time.Time        `json:"started_at,omitempty"`
@@ -55,6 +58,10 @@ func jobJSON(j *models.Job, owner string, now time.Time) JobJSON {
 		QueuedAt: j.SubmittedAt, ScheduledAt: j.ScheduledAt, StartedAt: j.StartedAt, EndedAt: j.EndedAt,
 		LeaseExpiresAt: j.LeaseExpiresAt, ExitCode: j.ExitCode, FailureReason: j.FailureReason,
 		Position: j.QueuePosition, Reason: j.PendingReason, ReasonCode: j.PendingCode, EstimatedStartTime: j.EstimatedStartAt,
+		Checkpoint: j.Checkpoint, AttainedGPUHours: j.AttainedGPUS / 3600,
+	}
+	if j.Checkpoint {
+		out.StopGraceS = j.StopGraceS
 	}
 	if j.GPUMemoryMiB != nil {
 		out.MemoryGB = float64(*j.GPUMemoryMiB) / 1024

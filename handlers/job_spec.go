@@ -30,6 +30,12 @@ type JobSpec struct {
 	Env               map[string]string `json:"env"`
 	JobType           string            `json:"job_type"`
 	MaxRetries        int               `json:"max_retries"`
+	// Checkpoint: the job saves its state on SIGTERM and resumes from it
+	// (GPUSCHED_RESTART_COUNT > 0), so an attained-service policy may
+	// preempt it; StopGrace is its time to save: seconds or "90s" (1 s–1 h,
+	// default 60 s).
+	Checkpoint bool            `json:"checkpoint"`
+	StopGrace  json.RawMessage `json:"stop_grace"`
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -90,6 +96,21 @@ func (s *JobSpec) toJob(u *models.User, cp models.Capacity, can func(executor st
 	j.Priority = prio
 	if j.EstimatedDurationS, err = parseDuration("estimated_duration", s.EstimatedDuration); err != nil {
 		return nil, err
+	}
+	grace, err := parseDuration("stop_grace", s.StopGrace)
+	switch {
+	case err != nil:
+		return nil, err
+	case grace != nil && (*grace < 1 || *grace > 3600):
+		return nil, invalid("stop_grace", "must be between 1 s and 1 h, got %d s", *grace)
+	case grace != nil && !s.Checkpoint:
+		return nil, invalid("stop_grace", "applies to jobs that checkpoint: set checkpoint too")
+	case grace != nil:
+		j.StopGraceS = int(*grace)
+	}
+	j.Checkpoint = s.Checkpoint
+	if j.Checkpoint && j.Executor == models.ExecutorLease {
+		return nil, invalid("checkpoint", "a lease's process is the client's; only node and ray jobs checkpoint")
 	}
 	return j, nil
 }

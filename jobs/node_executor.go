@@ -61,7 +61,11 @@ func (e *NodeExecutor) Dispatch(ctx context.Context, job *models.Job) error {
 		if err != nil {
 			return err
 		}
-		start := apiclient.StartJob{JobID: j.ID, Name: j.Name, Command: j.Command, Workdir: j.Workdir, Env: j.Env, Owner: owner.Email}
+		env, err := restartEnv(ctx, tx, j)
+		if err != nil {
+			return err
+		}
+		start := apiclient.StartJob{JobID: j.ID, Name: j.Name, Command: j.Command, Workdir: j.Workdir, Env: env, Owner: owner.Email}
 		if owner.UnixUser != nil {
 			start.UnixUser = *owner.UnixUser
 		}
@@ -116,7 +120,7 @@ func (e *NodeExecutor) StopAs(ctx context.Context, job *models.Job, state, reaso
 			}
 			return finishNodeJob(ctx, tx, j, state, reason, nil, now)
 		}
-		stop := apiclient.StopJob{StartCommandID: start.ID, State: state, Reason: reason, GraceS: int(e.StopGrace.Seconds())}
+		stop := apiclient.StopJob{StartCommandID: start.ID, State: state, Reason: reason, GraceS: stopGraceS(j, state, e.StopGrace)}
 		_, err = models.EnqueueCommand(ctx, tx, start.NodeID, j.ID, models.CommandStop, stop, now)
 		return err
 	})

@@ -36,6 +36,10 @@ func finishNodeJob(ctx context.Context, tx *models.Tx, j *models.Job, state, rea
 	if state == models.JobFailed {
 		q = q.Set("failure_reason = ?", reason)
 	}
+	if state == models.JobPreempted { // attained service is kept across runs (las, gittins)
+		q = q.Set("attained_gpu_s = attained_gpu_s + gpu_count * greatest(0, extract(epoch from (?::timestamptz - coalesce(started_at, scheduled_at, ?::timestamptz))))", now, now).
+			Set("preempted_at = ?", now)
+	}
 	if _, err := q.Exec(ctx); err != nil {
 		return fmt.Errorf("jobs: end job %d: %w", j.ID, err)
 	}

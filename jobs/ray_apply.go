@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/ray"
 	"github.com/gpuscheduler/gpuscheduler/models"
@@ -30,7 +31,7 @@ func (e *RayExecutor) applyRayStatus(ctx context.Context, run *models.RayRun, d 
 		now := e.deps.Now()
 		if r.State == models.RayRunSubmitted && r.RayStatus == d.Status && r.Message == d.Message && !ray.IsTerminal(d.Status) &&
 			!(d.Status == ray.StatusRunning && j.State != models.JobRunning) &&
-			(r.StopRequestedAt == nil || now.Sub(*r.StopRequestedAt) < e.cfg.StopTimeout) {
+			(r.StopRequestedAt == nil || now.Sub(*r.StopRequestedAt) < e.stopWait(j, r)) {
 			return nil // nothing new: no write
 		}
 		r.RayStatus, r.Message = d.Status, d.Message
@@ -62,7 +63,7 @@ func (e *RayExecutor) applyRayStatus(ctx context.Context, run *models.RayRun, d 
 			if err := finishNodeJob(ctx, tx, j, state, reason, d.DriverExitCode, now); err != nil {
 				return err
 			}
-		case r.StopRequestedAt != nil && now.Sub(*r.StopRequestedAt) >= e.cfg.StopTimeout:
+		case r.StopRequestedAt != nil && now.Sub(*r.StopRequestedAt) >= e.stopWait(j, r):
 			return e.endUnconfirmedTx(ctx, tx, j, r)
 		}
 		return models.UpdateRayRun(ctx, tx, r, now)
@@ -117,7 +118,7 @@ func (e *RayExecutor) endUnconfirmed(ctx context.Context, run *models.RayRun) er
 
 func (e *RayExecutor) endUnconfirmedTx(ctx context.Context, tx *models.Tx, j *models.Job, r *models.RayRun) error {
 	now := e.deps.Now()
-	reason := fmt.Sprintf("%s (Ray did not confirm the stop within %s; GPUs released)", r.StopReason, e.cfg.StopTimeout)
+	reason := fmt.Sprintf("%s (Ray did not confirm the stop within %s; GPUs released)", r.StopReason, e.stopWait(j, r))
 	r.State, r.StopRequestedAt = models.RayRunLost, nil // stopped again at the next sync
 	if err := models.UpdateRayRun(ctx, tx, r, now); err != nil {
 		return err
@@ -137,4 +138,14 @@ func lockRun(ctx context.Context, tx *models.Tx, run *models.RayRun) (*models.Jo
 		return nil, nil, fmt.Errorf("jobs: ray run %d: %w", run.ID, err)
 	}
 	return j, r, nil
+}
+
+// stopWait is how long a stop waits for Ray's STOPPED before the GPUs are
+// released anyway: StopTimeout, plus the job's stop grace when a
+// checkpointing job is being preempted (it is saving its state).
+func (e *RayExecutor) stopWait(j *models.Job, r *models.RayRun) time.Duration {
+	if j.Checkpoint && r.StopState == models.JobPreempted {
+		return e.cfg.StopTimeout + time.Duration(j.StopGraceS)*time.Second
+	}
+	return e.cfg.StopTimeout
 }

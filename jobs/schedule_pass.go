@@ -127,6 +127,7 @@ func RunPass(ctx context.Context, d Deps, riverJobID int64, reason string) (mode
 				return err
 			}
 		}
+		withStanding(plan.Pending)
 		explained = plan.Pending
 		changed, err := models.RecordExplanations(ctx, tx, plan.Pending, prev, now)
 		if err != nil {

@@ -1,2 +1,5 @@
--- Reserved: this step is filled in by the change that needs it; until then it does nothing.
-SELECT 1;
+ALTER TABLE jobs
+    DROP COLUMN IF EXISTS preempted_at,
+    DROP COLUMN IF EXISTS attained_gpu_s,
+    DROP COLUMN IF EXISTS stop_grace_s,
+    DROP COLUMN IF EXISTS checkpoint;

@@ -8,6 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 )
 
 // Executors a job may run on.
@@ -40,16 +42,24 @@ type Job struct {
 	Priority           int               `bun:"priority,notnull" json:"priority"`
 	Preemptible        bool              `bun:"preemptible,notnull" json:"preemptible"`
 	EstimatedDurationS *int64            `bun:"estimated_duration_s" json:"estimated_duration_s,omitempty"`
-	Executor           string            `bun:"executor,notnull" json:"executor"`
-	RetryCount         int               `bun:"retry_count,notnull" json:"retry_count"`
-	MaxRetries         int               `bun:"max_retries,notnull" json:"max_retries"`
-	ExitCode           *int              `bun:"exit_code" json:"exit_code,omitempty"`
-	FailureReason      string            `bun:"failure_reason,notnull" json:"failure_reason,omitempty"`
-	SubmittedAt        time.Time         `bun:"submitted_at,notnull" json:"submitted_at"`
-	ScheduledAt        *time.Time        `bun:"scheduled_at" json:"scheduled_at,omitempty"`
-	StartedAt          *time.Time        `bun:"started_at" json:"started_at,omitempty"`
-	EndedAt            *time.Time        `bun:"ended_at" json:"ended_at,omitempty"`
-	UpdatedAt          time.Time         `bun:"updated_at,notnull" json:"updated_at"`
+	// Checkpoint-aware preemption (migration 0013): the job saves and
+	// resumes; StopGraceS is its time between SIGTERM and SIGKILL;
+	// AttainedGPUS the GPU-seconds of its earlier runs; PreemptedAt its
+	// last preemption.
+	Checkpoint    bool       `bun:"checkpoint,notnull" json:"checkpoint"`
+	StopGraceS    int        `bun:"stop_grace_s,notnull" json:"stop_grace_s"`
+	AttainedGPUS  float64    `bun:"attained_gpu_s,notnull" json:"attained_gpu_s"`
+	PreemptedAt   *time.Time `bun:"preempted_at" json:"preempted_at,omitempty"`
+	Executor      string     `bun:"executor,notnull" json:"executor"`
+	RetryCount    int        `bun:"retry_count,notnull" json:"retry_count"`
+	MaxRetries    int        `bun:"max_retries,notnull" json:"max_retries"`
+	ExitCode      *int       `bun:"exit_code" json:"exit_code,omitempty"`
+	FailureReason string     `bun:"failure_reason,notnull" json:"failure_reason,omitempty"`
+	SubmittedAt   time.Time  `bun:"submitted_at,notnull" json:"submitted_at"`
+	ScheduledAt   *time.Time `bun:"scheduled_at" json:"scheduled_at,omitempty"`
+	StartedAt     *time.Time `bun:"started_at" json:"started_at,omitempty"`
+	EndedAt       *time.Time `bun:"ended_at" json:"ended_at,omitempty"`
+	UpdatedAt     time.Time  `bun:"updated_at,notnull" json:"updated_at"`
 
 	// The scheduler's latest word on a pending job.
 	QueuePosition    *int       `bun:"queue_position" json:"queue_position,omitempty"`
@@ -85,8 +95,8 @@ const createJobSQL = `
 WITH j AS (
     INSERT INTO jobs (name, owner_id, team_id, state, command, workdir, env, job_type, gpu_count, gpu_memory_mib,
         gpu_model, allow_multi_node, priority, preemptible, estimated_duration_s, executor, max_retries,
-        submitted_at, updated_at, lease_ttl_s, client_ref)
-    VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18, $19)
+        submitted_at, updated_at, lease_ttl_s, client_ref, checkpoint, stop_grace_s)
+    VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18, $19, $20, $21)
     RETURNING id
 ), e AS (
     INSERT INTO job_events (job_id, to_state, reason, actor_user_id, created_at)
@@ -111,13 +121,16 @@ func CreateJob(ctx context.Context, q Querier, j *Job, now time.Time) error {
 	if j.Priority == 0 {
 		j.Priority = 2
 	}
+	if j.StopGraceS == 0 {
+		j.StopGraceS = int(scheduler.DefaultStopGrace.Seconds())
+	}
 	env, err := json.Marshal(j.Env)
 	if err != nil {
 		return fmt.Errorf("models: create job: %w", err)
 	}
 	err = q.QueryRow(ctx, createJobSQL, j.Name, j.OwnerID, j.TeamID, j.Command, j.Workdir, string(env), j.JobType,
 		j.GPUCount, j.GPUMemoryMiB, j.GPUModel, j.AllowMultiNode, j.Priority, j.Preemptible, j.EstimatedDurationS,
-		j.Executor, j.MaxRetries, now, j.LeaseTTLS, j.ClientRef).Scan(&j.ID)
+		j.Executor, j.MaxRetries, now, j.LeaseTTLS, j.ClientRef, j.Checkpoint, j.StopGraceS).Scan(&j.ID)
 	if err != nil {
 		return fmt.Errorf("models: create job: %w", err)
 	}

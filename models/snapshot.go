@@ -225,6 +225,10 @@ func SchedulerJob(j *Job) scheduler.Job {
 	if j.EstimatedDurationS != nil {
 		sj.EstimatedDuration = time.Duration(*j.EstimatedDurationS) * time.Second
 	}
+	sj.Checkpoint, sj.StopGrace, sj.AttainedGPUSeconds = j.Checkpoint, time.Duration(j.StopGraceS)*time.Second, j.AttainedGPUS
+	if j.PreemptedAt != nil {
+		sj.PreemptedAt = *j.PreemptedAt
+	}
 	return sj
 }
 

@@ -55,8 +55,11 @@ The format is detected from the header when --format is not given.
 Arrival times are scaled so that the offered load, sum(gpus x runtime) / (cluster GPUs x
 arrival span), is --load (0 keeps the trace's times). Jobs larger than a node may span
 nodes; jobs larger than the cluster are skipped. Each job announces its exact runtime
-as its estimate unless --estimate-noise is set. A preempted job loses its progress and
-requeues at its original place. With no --policy, fcfs, every preset and the server's
+as its estimate unless --estimate-noise is set (--estimates none: nothing). A preempted job
+requeues at its original place; a checkpointing one (--checkpointable share, drawn per job)
+keeps its progress and reloads for --restart-overhead, any other loses its progress.
+Also reported: p95 JCT, finish-time fairness rho (per user: JCT over JCT alone on 1/N of
+the cluster; mean and max) and the share of GPU time lost to preemption. With no --policy, fcfs, every preset and the server's
 default ("default") are compared, in this order:
   ` + strings.Join(sim.PolicyNames(), ","),
 		Args: cobra.NoArgs,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +19,7 @@ func newSubmitCmd() *cobra.Command {
 	var req apiclient.SubmitRequest
 	var memGB float64
 	var priority, duration, runtimeEnv string
+	var stopGrace time.Duration
 	var env []string
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -39,6 +41,9 @@ func newSubmitCmd() *cobra.Command {
 			}
 			if duration != "" {
 				req.EstimatedDuration = duration
+			}
+			if stopGrace > 0 {
+				req.StopGrace = stopGrace.String()
 			}
 			if len(env) > 0 {
 				req.Env = map[string]string{}
@@ -87,6 +92,8 @@ func newSubmitCmd() *cobra.Command {
 	f.StringArrayVarP(&env, "env", "e", nil, "NAME=VALUE to set, repeatable")
 	f.StringVar(&req.JobType, "type", "", "job type, for learned run times")
 	f.BoolVar(&asJSON, "json", false, "print the job as JSON")
+	f.BoolVar(&req.Checkpoint, "checkpoint", false, "the job saves its state on SIGTERM and resumes (GPUSCHED_RESTART_COUNT > 0): it may be preempted when it has had much GPU time")
+	f.DurationVar(&stopGrace, "stop-grace", 0, "with --checkpoint: time to save between SIGTERM and SIGKILL (default 60s)")
 	return cmd
 }
 

@@ -23,6 +23,8 @@ type SubmitRequest struct {
 	Workdir           string            `json:"workdir,omitempty"`
 	Env               map[string]string `json:"env,omitempty"`
 	JobType           string            `json:"job_type,omitempty"`
+	Checkpoint        bool              `json:"checkpoint,omitempty"` // saves on SIGTERM, resumes
+	StopGrace         any               `json:"stop_grace,omitempty"` // seconds or "90s"
 }
 
 // Job is a job as the queue API shows it.

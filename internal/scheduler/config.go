@@ -19,7 +19,7 @@ const (
 // Config is the run-time policy of the scheduler. It is stored as JSON in
 // the settings table and changed through PUT /orchestrator/policies.
 type Config struct {
-	Policy string `json:"policy"` // fcfs, priority, fairshare or sjf
+	Policy string `json:"policy"` // fcfs, priority, fairshare, sjf, las or gittins
 
 	Backfill   bool `json:"backfill"`   // EASY backfill behind the head job's reservation
 	Preemption bool `json:"preemption"` // higher-priority jobs may stop preemptible lower-priority ones
@@ -81,11 +81,17 @@ func (d *Duration) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// DefaultConfig is the server's default policy: fair share with backfill,
-// priority aging, and preemption for higher-priority work.
+// DefaultConfig is the server's default policy, chosen by replaying traces
+// (internal/sim/README.md): least attained service in four levels
+// (DefaultLAS) with backfill, starving jobs promoted, checkpointing jobs
+// preempted when demoted (cooldown, at most 5 % of GPU time lost), and
+// preemption of lower-priority work as before. It needs no runtime
+// estimate from users: backfill uses theirs when given, else the learned
+// one, else DefaultDuration. The fair-share weights stay for the fairshare
+// presets.
 func DefaultConfig() Config {
 	return Config{
-		Policy:          PolicyFairShare,
+		Policy:          PolicyLAS,
 		Backfill:        true,
 		Preemption:      true,
 		AgingPerHour:    0.25,

@@ -80,8 +80,22 @@ func erfcInv(x float64) float64 { return math.Erfinv(1 - x) }
 func (p *pass) gittinsOf(j *Job) float64 {
 	ran := cleanUsage(j.AttainedGPUSeconds) / float64(max(1, j.GPUCount))
 	d := j.Learned
+	mu, sigma := d.LogMean, d.LogStd
 	if d.N < MinLearnedRuns || math.IsNaN(d.LogMean) || math.IsInf(d.LogMean, 0) || math.IsNaN(d.LogStd) {
-		return gittinsIndex(math.Log(p.defDur.Seconds()), 1.5, ran)
+		mu, sigma = math.Log(p.defDur.Seconds()), 1.5
 	}
-	return gittinsIndex(d.LogMean, d.LogStd, ran)
+	k := gittinsKey{mu, sigma, ran}
+	if g, ok := p.gittins[k]; ok {
+		return g
+	}
+	if p.gittins == nil {
+		p.gittins = map[gittinsKey]float64{}
+	}
+	g := gittinsIndex(mu, sigma, ran)
+	p.gittins[k] = g
+	return g
 }
+
+// gittinsKey is what a Gittins index depends on, to compute it once per
+// pass for the many jobs of one type that have not run yet.
+type gittinsKey struct{ mu, sigma, ran float64 }

@@ -31,6 +31,10 @@ type LASConfig struct {
 	// and resumes later with its attained service kept. Jobs that do not
 	// checkpoint are only preempted under Config.Preemption's rules.
 	CheckpointPreemption bool `json:"checkpoint_preemption"`
+	// FreshPerPromoted: promoted jobs take one place at the front of the
+	// queue, then this many others in level order, and so on (0 counts
+	// as 1).
+	FreshPerPromoted int `json:"fresh_per_promoted"`
 	// PreemptCooldown: a job is stopped by demotion only after running at
 	// least this long since its last start, so at most once per cooldown.
 	PreemptCooldown Duration `json:"preempt_cooldown"`
@@ -43,10 +47,11 @@ type LASConfig struct {
 // DefaultLAS is the attained-service configuration the presets start from.
 func DefaultLAS() LASConfig {
 	return LASConfig{
-		Thresholds:           []float64{1, 8, 64},
+		Thresholds:           []float64{0.5, 4, 32},
 		StarvationLimit:      Duration(12 * time.Hour),
+		FreshPerPromoted:     3,
 		CheckpointPreemption: true,
-		PreemptCooldown:      Duration(30 * time.Minute),
+		PreemptCooldown:      Duration(15 * time.Minute),
 		MaxLostShare:         0.05,
 	}
 }
@@ -59,6 +64,9 @@ func (c LASConfig) validate() []error {
 			errs = append(errs, errors.New("las.thresholds_gpu_hours must be positive and ascending"))
 			break
 		}
+	}
+	if c.FreshPerPromoted < 0 {
+		errs = append(errs, errors.New("las.fresh_per_promoted must not be negative"))
 	}
 	if c.StarvationLimit < 0 || c.PreemptCooldown < 0 {
 		errs = append(errs, errors.New("las.starvation_limit and las.preempt_cooldown must not be negative"))
@@ -180,9 +188,9 @@ func hoursWords(h float64) string {
 
 // zipper interleaves the promoted jobs (those that waited past the
 // starvation limit), oldest first, with the others in LAS order: the
-// first promoted job, then the first other, and so on. Starving jobs thus
-// take every other place at the front of the queue, and however long the
-// backlog, fresh jobs keep the other half.
+// first promoted job, then FreshPerPromoted others, and so on. Starving
+// jobs thus take one place in FreshPerPromoted+1 at the front of the
+// queue, and however long the backlog, fresh jobs keep the others.
 func (p *pass) zipper(q []*qjob) []*qjob {
 	if !p.cfg.isLAS() || p.cfg.LAS.StarvationLimit <= 0 {
 		return q
@@ -205,12 +213,16 @@ func (p *pass) zipper(q []*qjob) []*qjob {
 		return cmp.Compare(a.job.ID, b.job.ID)
 	})
 	out := q[:0:0]
-	for i := 0; i < max(len(prom), len(rest)); i++ {
-		if i < len(prom) {
-			out = append(out, prom[i])
+	k := max(1, p.cfg.LAS.FreshPerPromoted)
+	pi, ri := 0, 0
+	for pi < len(prom) || ri < len(rest) {
+		if pi < len(prom) {
+			out = append(out, prom[pi])
+			pi++
 		}
-		if i < len(rest) {
-			out = append(out, rest[i])
+		for n := 0; n < k && ri < len(rest); n++ {
+			out = append(out, rest[ri])
+			ri++
 		}
 	}
 	return out

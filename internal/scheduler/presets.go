@@ -19,7 +19,8 @@ var presets = map[string]func(*Config){
 	"priority-backfill": func(c *Config) { c.Policy, c.Backfill, c.Preemption = PolicyPriority, true, true },
 	// fairshare: multifactor with preemption, strict order.
 	PolicyFairShare: func(c *Config) { c.Policy, c.Backfill, c.Preemption = PolicyFairShare, false, true },
-	// fairshare-backfill: the default configuration.
+	// fairshare-backfill: the default configuration until the attained-
+	// service policy replaced it (see internal/sim/README.md).
 	"fairshare-backfill": func(c *Config) { c.Policy, c.Backfill, c.Preemption = PolicyFairShare, true, true },
 	// sjf: shortest estimate first, strict; no preemption, since its order
 	// ignores priority.
@@ -51,9 +52,13 @@ var presets = map[string]func(*Config){
 // "fcfs" (FCFS, no backfill, no preemption, no aging), "priority"
 // (priority with aging and preemption, strict order), "priority-backfill"
 // (priority + aging + backfill + preemption), "fairshare" (multifactor with
-// preemption, strict order), "fairshare-backfill" (= "default"), "sjf" and
-// "sjf-backfill" (shortest estimate first, no preemption), and "default"
-// (= DefaultConfig()). Names are matched ignoring case and surrounding
+// preemption, strict order), "fairshare-backfill" (the same with backfill),
+// "fairshare-entitled" (fair share counting only use beyond the entitled
+// share), "sjf" and "sjf-backfill" (shortest estimate first, no
+// preemption), "las" and "las-backfill" (attained service, checkpoint
+// preemption), "las-learned" (las-backfill backfilling on learned
+// estimates only), "gittins-backfill" (Gittins index of the learned runtime
+// distribution), and "default" (= DefaultConfig(), las-backfill). Names are matched ignoring case and surrounding
 // space; false for an unknown name.
 func Preset(name string) (Config, bool) {
 	set, ok := presets[strings.ToLower(strings.TrimSpace(name))]

@@ -20,7 +20,7 @@ func TestPresets(t *testing.T) {
 		Aging                float64
 	}
 	wantKnobs := map[string]knobs{
-		"default":            {PolicyFairShare, true, true, 0.25},
+		"default":            {PolicyLAS, true, true, 0.25},
 		"fairshare":          {PolicyFairShare, false, true, 0.25},
 		"fairshare-backfill": {PolicyFairShare, true, true, 0.25},
 		"fcfs":               {PolicyFCFS, false, false, 0},

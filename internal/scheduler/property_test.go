@@ -142,8 +142,10 @@ func checkExplained(t fataler, s Snapshot, pl Plan) {
 }
 
 // checkPreemptions: victims are running, preemptible, of lower base
-// priority than the job they make room for, past MinRuntime; one head at
-// most, which does not start in the same plan.
+// priority than the job they make room for, past MinRuntime — or, under
+// las and gittins, checkpointing jobs past the cooldown; nothing is
+// preempted once the lost share reaches its cap; one head at most, which
+// does not start in the same plan.
 func checkPreemptions(t fataler, s Snapshot, c Config, pl Plan) {
 	running, pending := map[int64]Job{}, map[int64]Job{}
 	for _, j := range s.Running {
@@ -153,13 +155,21 @@ func checkPreemptions(t fataler, s Snapshot, c Config, pl Plan) {
 		pending[j.ID] = j
 	}
 	started := startsOf(pl)
+	if len(pl.Preemptions) > 0 && c.LAS.MaxLostShare > 0 && s.Lost.HeldGPUSeconds > 0 && s.Lost.LostGPUSeconds >= c.LAS.MaxLostShare*s.Lost.HeldGPUSeconds {
+		t.Fatalf("preempts with %v of %v GPU-s lost, cap %v", s.Lost.LostGPUSeconds, s.Lost.HeldGPUSeconds, c.LAS.MaxLostShare)
+	}
 	for _, p := range pl.Preemptions {
 		v, ok := running[p.JobID]
 		h := pending[p.ForJobID]
-		if !ok || !v.Preemptible || v.Priority >= h.Priority || s.Now.Sub(v.StartedAt) < time.Duration(c.MinRuntime) {
+		byPrio := c.Preemption && v.Preemptible && v.Priority < h.Priority && s.Now.Sub(v.StartedAt) >= time.Duration(c.MinRuntime)
+		// LAS demotion: a checkpointing job past the cooldown, in a later
+		// level than the head.
+		byDemotion := (c.Policy == PolicyLAS || c.Policy == PolicyGittins) && c.LAS.CheckpointPreemption && v.Checkpoint &&
+			s.Now.Sub(v.StartedAt) >= time.Duration(c.LAS.PreemptCooldown)
+		if !ok || (!byPrio && !byDemotion) {
 			t.Fatalf("bad victim %+v for %+v", v, h)
 		}
-		if p.ForJobID != pl.Preemptions[0].ForJobID || !c.Preemption {
+		if p.ForJobID != pl.Preemptions[0].ForJobID || !c.Preempts() {
 			t.Fatalf("preemptions for several heads, or while off: %+v", pl.Preemptions)
 		}
 		if _, ok := started[p.ForJobID]; ok {

@@ -52,7 +52,8 @@ func drawCase(t *rapid.T) (Snapshot, Config) {
 		ran := minutes("ran", 0, 600)
 		s.Running = append(s.Running, Job{ID: 1000 + id, UserID: u, TeamID: u % 3, GPUCount: len(gs), GPUs: gs,
 			Priority: rapid.IntRange(1, 4).Draw(t, "rprio"), Preemptible: rapid.Bool().Draw(t, "preemptible"),
-			StartedAt: t0.Add(-ran), SubmittedAt: t0.Add(-ran - time.Hour), EstimatedDuration: minutes("rest", 0, 720)})
+			StartedAt: t0.Add(-ran), SubmittedAt: t0.Add(-ran - time.Hour), EstimatedDuration: minutes("rest", 0, 720),
+			Checkpoint: rapid.Bool().Draw(t, "rckpt"), AttainedGPUSeconds: float64(rapid.IntRange(0, 50).Draw(t, "rattained")) * 3600})
 	}
 	for b := range rapid.IntRange(0, 3).Draw(t, "bookings") {
 		u := rapid.Int64Range(1, 4).Draw(t, "buser")
@@ -78,6 +79,13 @@ func drawCase(t *rapid.T) (Snapshot, Config) {
 		j := Job{ID: id, UserID: u, TeamID: u % 3, GPUCount: rapid.SampledFrom([]int{1, 1, 1, 2, 2, 3, 4, 8, 9}).Draw(t, "pgpus"),
 			Priority: rapid.IntRange(1, 4).Draw(t, "pprio"), AllowMultiNode: rapid.IntRange(0, 3).Draw(t, "multi") == 0,
 			SubmittedAt: t0.Add(-minutes("wait", 0, 48*60)), EstimatedDuration: minutes("pest", 0, 480)}
+		j.AttainedGPUSeconds = float64(rapid.SampledFrom([]int{0, 0, 0, 2, 20, 100}).Draw(t, "pattained")) * 3600
+		if j.AttainedGPUSeconds > 0 {
+			j.PreemptedAt = j.SubmittedAt.Add(minutes("preempted", 0, 60))
+		}
+		if rapid.Bool().Draw(t, "learned") {
+			j.Learned = RuntimeDist{LogMean: float64(rapid.IntRange(4, 11).Draw(t, "lmu")), LogStd: 1, N: 5}
+		}
 		switch rapid.IntRange(0, 5).Draw(t, "pfilter") {
 		case 1:
 			j.GPUModel = "A100"
@@ -94,7 +102,14 @@ func drawCase(t *rapid.T) (Snapshot, Config) {
 		s.Teams[tm] = Principal{GPUCap: rapid.SampledFrom([]int{0, 0, 4, 8}).Draw(t, "tcap"), Usage: float64(rapid.IntRange(0, 1000).Draw(t, "tusage"))}
 	}
 	c := DefaultConfig()
-	c.Policy = rapid.SampledFrom([]string{PolicyFCFS, PolicyPriority, PolicyFairShare, PolicySJF}).Draw(t, "policy")
+	c.Policy = rapid.SampledFrom([]string{PolicyFCFS, PolicyPriority, PolicyFairShare, PolicySJF, PolicyLAS, PolicyGittins}).Draw(t, "policy")
+	c.FairShare.Entitled = rapid.Bool().Draw(t, "entitled")
+	c.Estimates = rapid.SampledFrom([]string{"", EstimatesUser, EstimatesLearned}).Draw(t, "estimates")
+	c.LAS.CheckpointPreemption = rapid.Bool().Draw(t, "ckptpreempt")
+	c.LAS.PreemptCooldown = Duration(minutes("cooldown", 0, 120))
+	c.LAS.StarvationLimit = Duration(minutes("starve", 0, 24*60))
+	c.LAS.MaxLostShare = rapid.SampledFrom([]float64{0, 0.05, 0.5}).Draw(t, "lostcap")
+	s.Lost = PreemptionLoss{LostGPUSeconds: float64(rapid.IntRange(0, 100).Draw(t, "lost")), HeldGPUSeconds: 1000}
 	c.Backfill, c.Preemption = rapid.Bool().Draw(t, "backfill"), rapid.Bool().Draw(t, "preemption")
 	c.AgingPerHour = rapid.SampledFrom([]float64{0, 0.25, 2}).Draw(t, "aging")
 	c.MinRuntime = Duration(minutes("minrun", 0, 30))

@@ -40,6 +40,8 @@ type pass struct {
 	preempts   []Preemption
 	outs       []outcome
 
+	gittins map[gittinsKey]float64 // Gittins indices computed in this pass
+
 	cands    []cand
 	ncs      []nodeCands
 	takenBuf []bool
@@ -121,6 +123,9 @@ func (p *pass) plan(q []*qjob) Plan {
 		}
 		e := Explanation{JobID: qj.job.ID, Position: len(pl.Pending) + 1, Code: o.code, Reason: o.reason,
 			Score: qj.score, At: o.at}
+		if len(pl.Pending) < etaLimit {
+			e.Standing = p.standing(qj.job)
+		}
 		if o.eta != forever {
 			e.EstimatedStart = p.abs(o.eta)
 		}

@@ -1,0 +1,71 @@
+package sim
+
+import (
+	"testing"
+	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+)
+
+// TestRunCheckpointDemotion: under the default (las-backfill) a fresh job
+// stops a demoted checkpointing job, which keeps its progress and its
+// attained service, reloads for the restart overhead, and finishes; only
+// the reload is lost. The same job without checkpointing is never stopped
+// for the fresh one.
+func TestRunCheckpointDemotion(t *testing.T) {
+	t.Parallel()
+	jobs := func(ck bool) []Job {
+		return []Job{
+			{ID: 1, Name: "long", User: 1, GPUs: 2, Runtime: 10 * time.Hour, Priority: scheduler.PriorityNormal, Checkpoint: ck},
+			{ID: 2, Name: "short", User: 2, GPUs: 2, Submit: 2 * time.Hour, Runtime: 30 * time.Minute, Priority: scheduler.PriorityNormal},
+		}
+	}
+	w := &Workload{Cluster: Cluster{1, 2, "H100"}, Scale: 1, RestartOverhead: 2 * time.Minute, Jobs: jobs(true)}
+	r, err := Run(w, scheduler.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	long, short := r.Records[0], r.Records[1]
+	// short stops long at 2h (long has had 4 GPU-h: level 3 of 4) and runs
+	// 2h–2h30m; long resumes at 2h30m with 8h left plus 2m of reload.
+	if r.Preemptions != 1 || long.Preempted != 1 || short.FirstStart != 2*time.Hour || short.End != 150*time.Minute ||
+		long.Start != 150*time.Minute || long.End != 150*time.Minute+8*time.Hour+2*time.Minute {
+		t.Fatalf("records %+v %+v", long, short)
+	}
+	if r.LostGPUSeconds != 2*120 {
+		t.Errorf("lost %v GPU-s, want the reload only (240)", r.LostGPUSeconds)
+	}
+	w.Jobs = jobs(false)
+	r, err = Run(w, scheduler.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Preemptions != 0 || r.Records[1].FirstStart != 10*time.Hour {
+		t.Errorf("a job that does not checkpoint was stopped by demotion: %+v", r.Records)
+	}
+}
+
+// TestRunStarvingJobStarts: a checkpointing job stopped for fresh work
+// waits in a later level while fresh jobs keep arriving faster than they
+// finish; once it has waited past the starvation limit (12 h) it is
+// promoted, resumes and finishes before the stream does.
+func TestRunStarvingJobStarts(t *testing.T) {
+	t.Parallel()
+	w := &Workload{Cluster: Cluster{1, 1, "H100"}, Scale: 1, RestartOverhead: time.Minute}
+	w.Jobs = append(w.Jobs, Job{ID: 1, Name: "long", User: 1, GPUs: 1, Runtime: 10 * time.Hour, Priority: scheduler.PriorityNormal, Checkpoint: true})
+	for i := range 40 { // one hour of work every 50 minutes
+		w.Jobs = append(w.Jobs, Job{ID: int64(2 + i), Name: "fresh", User: 2, GPUs: 1, Submit: time.Duration(120+i*50) * time.Minute,
+			Runtime: time.Hour, Priority: scheduler.PriorityNormal})
+	}
+	r, err := Run(w, scheduler.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// It is stopped again after each cooldown while fresh jobs keep coming,
+	// but every time it is promoted again: it finishes before the stream.
+	long := r.Records[0]
+	last := r.Records[len(r.Records)-1]
+	if long.Preempted == 0 || !long.Done || long.End > last.End {
+		t.Fatalf("the stopped job: %+v; the last fresh job ends at %v", long, last.End)
+	}
+}
