@@ -58,6 +58,9 @@ func loadSnapshot(ctx context.Context, db bun.IDB, now time.Time, halfLife time.
 	if err := loadPrincipals(ctx, db, &s, now, halfLife); err != nil {
 		return s, nil, err
 	}
+	if err := loadLost(ctx, db, &s, now); err != nil { // snapshot_lost.go
+		return s, nil, err
+	}
 	return s, prev, nil
 }
 
