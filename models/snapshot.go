@@ -92,7 +92,8 @@ FROM gpus g WHERE g.present ORDER BY g.node_id, g.idx`)
 const snapshotJobColumns = `j.id, j.owner_id, j.team_id, j.state, j.name, j.gpu_count, j.gpu_memory_mib, j.gpu_model,
        j.allow_multi_node, j.priority, j.preemptible, j.submitted_at, j.node_id, j.estimated_duration_s,
        j.job_type, coalesce(j.started_at, j.scheduled_at),
-       j.queue_position, j.pending_code, j.pending_reason, j.estimated_start_at`
+       j.queue_position, j.pending_code, j.pending_reason, j.estimated_start_at,
+       j.checkpoint, j.stop_grace_s, j.attained_gpu_s, j.preempted_at`
 
 // snapshotJobsQuery reads every queued job and every job holding GPUs, in
 // submission order.
@@ -117,12 +118,14 @@ func scanJob(r rows) (snapJob, error) {
 		out                    snapJob
 		sj                     = &out.job
 		teamID, mem, node, est *int64
-		started, eta           *time.Time
+		started, eta, preempt  *time.Time
 		position               *int
+		graceS                 int64
 	)
 	if err := r.Scan(&sj.ID, &sj.UserID, &teamID, &out.state, &sj.Name, &sj.GPUCount, &mem, &sj.GPUModel,
 		&sj.AllowMultiNode, &sj.Priority, &sj.Preemptible, &sj.SubmittedAt, &node, &est,
-		&out.jobType, &started, &position, &out.ex.Code, &out.ex.Reason, &eta); err != nil {
+		&out.jobType, &started, &position, &out.ex.Code, &out.ex.Reason, &eta,
+		&sj.Checkpoint, &graceS, &sj.AttainedGPUSeconds, &preempt); err != nil {
 		return out, fmt.Errorf("models: snapshot jobs: %w", err)
 	}
 	if teamID != nil {
@@ -139,6 +142,10 @@ func scanJob(r rows) (snapJob, error) {
 	}
 	if started != nil && out.state != JobQueued {
 		sj.StartedAt = *started
+	}
+	sj.StopGrace = time.Duration(graceS) * time.Second
+	if preempt != nil {
+		sj.PreemptedAt = *preempt
 	}
 	out.ex.JobID = sj.ID
 	if position != nil {
