@@ -107,6 +107,12 @@ func EditBooking(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool,
 		TargetID: fmt.Sprint(id), Details: details}); err != nil {
 		return nil, err
 	}
+	if b.UserID != actorID { // an admin changed someone's booking: tell them
+		reason := fmt.Sprintf("now %s to %s, %d GPUs", b.StartsAt.UTC().Format(time.RFC3339), b.EndsAt.UTC().Format(time.RFC3339), b.GPUCount)
+		if err := EmitBookingClashed(ctx, tx, b.ID, reason, fmt.Sprint(b.Sequence), now); err != nil {
+			return nil, err
+		}
+	}
 	return b, Notify(ctx, tx, ChannelBookings, fmt.Sprintf("booking:%d", b.ID))
 }
 

@@ -112,7 +112,7 @@ func EmitBookingClashed(ctx context.Context, db bun.IDB, bookingID int64, reason
 	if err != nil {
 		return fmt.Errorf("models: booking %d for booking.clashed: %w", bookingID, err)
 	}
-	p := EventPayload{Title: fmt.Sprintf("Your booking of %d GPUs was changed by an admin", b.GPUCount), Path: "/bookings", Reason: reason,
+	p := EventPayload{Title: fmt.Sprintf("Your booking of %d GPUs was changed by an admin", b.GPUCount), Path: fmt.Sprintf("/bookings/%d", b.ID), Reason: reason,
 		Booking: &EventBooking{ID: b.ID, Kind: b.Kind, Owner: b.Owner, GPUCount: b.GPUCount, StartsAt: b.StartsAt.UTC(), EndsAt: b.EndsAt.UTC()}}
 	return Emit(ctx, db, NotifyEvent{Name: EventBookingClashed, Subject: fmt.Sprintf("booking:%d#%s", b.ID, subject),
 		Users: []int64{b.UserID}, Payload: p}, now)

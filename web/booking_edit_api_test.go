@@ -86,6 +86,10 @@ func TestBookingEdit(t *testing.T) {
 	if st, body := s.Do(t, "GET", path, bo, ""); st != 200 || !contains(body, `"note":"moved by admin"`) {
 		t.Fatalf("get: %d %s", st, body)
 	}
+	// The owner is told (booking.clashed), in the app at least; her own edits told nobody.
+	if st, body := s.Do(t, "GET", "/api/v1/notifications", ana, ""); st != 200 || strings.Count(string(body), `"channel_type":"in_app","event":"booking.clashed"`) != 1 {
+		t.Fatalf("ana's notifications after the admin's edit: %d %s, want one booking.clashed", st, body)
+	}
 }
 
 // "I'm done early": ending an active booking frees its GPUs at once and the
