@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,7 +89,9 @@ func TestRayLostAfterGrace(t *testing.T) {
 		_ = e.ex.Sync(context.Background())
 		return len(e.stops()) > 0
 	})
-	if d := cmp.Diff([]string{first}, e.stops()); d != "" {
+	// Stops are idempotent in Ray, and the executor's own periodic sync may
+	// send the one this test's Sync sends: what matters is what was stopped.
+	if d := cmp.Diff([]string{first}, slices.Compact(e.stops())); d != "" {
 		t.Errorf("stops sent (-want +got):\n%s", d)
 	}
 	if d := cmp.Diff([]string{first, second}, sortedKeys(e.fake.Submissions())); d != "" {
