@@ -119,6 +119,7 @@ type Bar struct {
 	Item        *Item
 	Left, Width float64 // percent
 	MinCh       int     // the label's width in ch: the bar is never narrower
+	RoomCh      int     // the bar's width in ch at the least track width (TrackPx)
 	Label       string  // "ana · 2 GPUs"
 	Tentative   bool    // a count drawn on a GPU the scheduler has not picked
 	CutStart    bool    // starts before the view

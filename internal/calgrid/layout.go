@@ -281,6 +281,7 @@ func (l *Layout) rows(gpus []GPU, placed map[int64][]placement) {
 			b.MinCh = len([]rune(b.Label)) + 2
 			b.Left = pct(it.Start, l.Start, l.End)
 			b.Width = pct(it.End, l.Start, l.End) - b.Left
+			b.RoomCh = int(b.Width / 100 * TrackPx[l.View] / labelPxPerCh)
 			// Where the bar's drawing ends: its end, or its label's.
 			start := latest(it.Start, l.Start)
 			shown := latest(it.End, start.Add(time.Duration(b.MinCh)*perCh))
