@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -31,6 +32,7 @@ type simFlags struct {
 	json                   bool
 	checkpointable         float64         // share of jobs that checkpoint
 	restartOverhead        time.Duration   // a resumed run's reload time
+	report                 string          // --report FILE.html
 	idle                   sim.IdleOptions // --idle-reclaim (issue 13)
 	idleReclaim            bool
 }
@@ -82,6 +84,7 @@ default ("default") are compared, in this order:
 	fl.DurationVar(&f.agent.TTL, "hold-ttl", 15*time.Minute, "how long an unused hold keeps its GPUs")
 	fl.StringVar(&f.estimates, "estimates", "exact", "what jobs announce: exact (or noisy) runtimes, none, or learned: the scoring model's estimate for the job's shape from jobs finished before it")
 	fl.Float64Var(&f.checkpointable, "checkpointable", 0.5, "share of jobs that checkpoint (0-1): preempted, they keep their progress and resume after --restart-overhead")
+	fl.StringVar(&f.report, "report", "", "also write FILE.html: one self-contained page with the CDFs of waits and JCTs, utilization over time and per-user slowdown")
 	fl.DurationVar(&f.restartOverhead, "restart-overhead", sim.DefaultRestartOverhead, "reload time of each resumed run of a checkpointing job (GPU time lost)")
 	// Idle reclaim (issue 13): what giving idle GPUs back would return.
 	fl.BoolVar(&f.idleReclaim, "idle-reclaim", false, "report the GPU time an idle release policy would give back (idle tails marked per --idle-share, --idle-tail-mean)")
@@ -156,8 +159,29 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		return err
 	}
 	rep := sim.Report{Trace: tr, Workload: w, Users: f.users, Seed: f.seed, Load: f.load, EstimateNoise: f.noise, Limit: f.limit, Metrics: ms}
+	if f.report != "" {
+		if err := writeReportFile(f.report, rep); err != nil {
+			return err
+		}
+	}
 	if f.json {
 		return rep.WriteJSON(cmd.OutOrStdout())
 	}
 	return rep.WriteText(cmd.OutOrStdout())
+}
+
+// writeReportFile writes the HTML report to path.
+func writeReportFile(path string, rep sim.Report) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("sim: --report: %w", err)
+	}
+	if err := rep.WriteHTML(fh); err != nil {
+		fh.Close()
+		return err
+	}
+	if err := fh.Close(); err != nil {
+		return fmt.Errorf("sim: --report: %w", err)
+	}
+	return nil
 }

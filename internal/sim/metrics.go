@@ -33,6 +33,9 @@ type Metrics struct {
 	LostGPUSeconds float64 `json:"lost_gpu_s"`       // GPU-seconds of runs lost to preemption
 	Passes         int     `json:"scheduler_passes"` // scheduling passes run
 
+	// Detail is what the HTML report draws (report_html.go).
+	Detail *Detail `json:"-"`
+
 	P95JCT    float64 `json:"p95_jct_s"`  // nearest rank
 	LostShare float64 `json:"lost_share"` // lost_gpu_s over the GPU-seconds held
 	// MeanRho and MaxRho are the mean and largest finish-time fairness ρ
@@ -118,5 +121,11 @@ func Summarize(policy string, r *Result, gpus int, offeredLoad float64) Metrics 
 	if len(rhos) > 0 {
 		m.MeanRho = mean(rhos)
 	}
+	d := &Detail{Waits: waits, JCTs: jcts, Slowdown: map[int64]float64{}}
+	for u, xs := range userSlow {
+		d.Slowdown[u] = mean(xs)
+	}
+	d.UtilT, d.Util = utilization(r, gpus, 300)
+	m.Detail = d
 	return m
 }

@@ -18,7 +18,7 @@ const (
 )
 
 // Formats lists the trace formats, for help texts.
-var Formats = []string{FormatAlibaba, FormatTiresias, FormatCSV}
+var Formats = []string{FormatAlibaba, FormatTiresias, FormatCSV, FormatPhilly}
 
 // ReadOptions are the reader settings that traces without a user column need.
 type ReadOptions struct {
@@ -53,6 +53,8 @@ func ReadTrace(path, format string, opt ReadOptions) (*Trace, error) {
 		return ReadTiresias(br, path, opt)
 	case FormatCSV:
 		return ReadCSV(br, path)
+	case FormatPhilly:
+		return ReadPhilly(br, path)
 	}
 	return nil, fmt.Errorf("trace format %q is not one of %s", format, strings.Join(Formats, ", "))
 }
@@ -65,6 +67,8 @@ func detectFormat(br *bufio.Reader, path string) (string, error) {
 	}
 	line, _, _ := strings.Cut(string(head), "\n")
 	switch {
+	case strings.HasPrefix(strings.TrimSpace(string(head)), "["):
+		return FormatPhilly, nil
 	case strings.Contains(line, "gpu_milli"):
 		return FormatAlibaba, nil
 	case strings.Contains(line, "iterations"):
