@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -42,7 +43,11 @@ func (s *Server) bearer(kind tokenKind) echo.MiddlewareFunc {
 				if err != nil {
 					return fmt.Errorf("web: authenticate token: %w", err)
 				}
-				s.tokens.put(plain, tok)
+				var expires time.Time
+				if tok.ExpiresAt != nil {
+					expires = *tok.ExpiresAt
+				}
+				s.tokens.put(plain, tok, expires)
 			}
 			p := &handlers.Principal{Token: tok}
 			switch {

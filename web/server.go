@@ -68,7 +68,7 @@ func New(o Options) *Server {
 	s := &Server{
 		Echo: e, h: o.Handlers, db: o.DB, sessions: o.Sessions, hub: o.Hub, logger: o.Logger, now: o.Now,
 		touches: newTokenTouches(o.DB, o.Logger, o.Now),
-		tokens:  newTokenCache(30*time.Second, o.Now), listener: o.Listener,
+		tokens:  newSecretCache[*models.APIToken](30*time.Second, o.Now), listener: o.Listener,
 	}
 	o.Sessions.db = o.DB // sessions live in the database (see session.go)
 	o.Handlers.SignInAccountLimit = accountLimit(o.SignInAccountRate)

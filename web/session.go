@@ -50,7 +50,7 @@ func NewSessions(keys [][]byte, secure bool, lifetime time.Duration, now func() 
 	if len(keys) == 0 {
 		return nil, errors.New("web: sessions: no session key configured (set GPUSCHED_SESSION_KEY)")
 	}
-	s := &Sessions{secure: secure, lifetime: lifetime, now: now, cache: newSessionCache(30*time.Second, now)}
+	s := &Sessions{secure: secure, lifetime: lifetime, now: now, cache: newSecretCache[SignedIn](30*time.Second, now)}
 	for i, k := range keys {
 		if len(k) < 32 {
 			return nil, fmt.Errorf("web: sessions: key %d is %d bytes; use at least 32 (e.g. openssl rand -hex 32)", i+1, len(k))
