@@ -47,29 +47,11 @@ func LearnEstimates(w *Workload, c scoring.Config, def time.Duration) (LearnedSu
 		return LearnedSummary{}, fmt.Errorf("default duration %v must be positive", def)
 	}
 	gpu := w.Cluster.Model
-	ends := make([]int, len(w.Jobs)) // job indices by earliest end
-	for i := range ends {
-		ends[i] = i
-	}
-	sort.SliceStable(ends, func(a, b int) bool {
-		ja, jb := w.Jobs[ends[a]], w.Jobs[ends[b]]
-		return ja.Submit+ja.Runtime < jb.Submit+jb.Runtime
-	})
-	st := scoring.State{Runtime: map[scoring.Key]scoring.Moments{}}
 	var sum LearnedSummary
 	var errs, errsAll []float64
-	under, next := 0, 0
+	under := 0
 	types := map[string]bool{}
-	for i := range w.Jobs { // in arrival order
-		j := &w.Jobs[i]
-		for ; next < len(ends); next++ {
-			done := w.Jobs[ends[next]]
-			if done.Submit+done.Runtime > j.Submit {
-				break
-			}
-			k := scoring.Key{JobType: JobType(done), GPUType: gpu}
-			st.Runtime[k] = st.Runtime[k].Add(math.Log(max(done.Runtime.Seconds(), 1e-3)))
-		}
+	learnByArrival(w, func(j *Job, st scoring.State) {
 		jt := JobType(*j)
 		types[jt] = true
 		learned := st.Runtime[scoring.Key{JobType: jt, GPUType: gpu}].N > 0
@@ -89,7 +71,7 @@ func LearnEstimates(w *Workload, c scoring.Config, def time.Duration) (LearnedSu
 		if j.Estimate < j.Runtime {
 			under++
 		}
-	}
+	})
 	sum.Types = len(types)
 	slices.Sort(errs)
 	slices.Sort(errsAll)
@@ -109,7 +91,25 @@ func LearnDistributions(w *Workload, c scoring.Config) error {
 		return err
 	}
 	gpu := w.Cluster.Model
-	ends := make([]int, len(w.Jobs))
+	learnByArrival(w, func(j *Job, st scoring.State) {
+		jt := JobType(*j)
+		if st.Runtime[scoring.Key{JobType: jt, GPUType: gpu}].N == 0 {
+			j.Learned = scheduler.RuntimeDist{}
+			return
+		}
+		e := c.Estimate(st, jt, gpu)
+		j.Learned = scheduler.RuntimeDist{LogMean: e.LogMean, LogStd: math.Sqrt(e.Noise), N: e.N}
+	})
+	return nil
+}
+
+// learnByArrival calls visit for every job in arrival order with the
+// runtimes the scoring model has observed by then: those of the jobs
+// finished by the job's arrival, each counted as finished at its own
+// arrival + runtime (the earliest it could have), on the cluster's GPU model.
+func learnByArrival(w *Workload, visit func(j *Job, st scoring.State)) {
+	gpu := w.Cluster.Model
+	ends := make([]int, len(w.Jobs)) // job indices by earliest end
 	for i := range ends {
 		ends[i] = i
 	}
@@ -129,13 +129,6 @@ func LearnDistributions(w *Workload, c scoring.Config) error {
 			k := scoring.Key{JobType: JobType(done), GPUType: gpu}
 			st.Runtime[k] = st.Runtime[k].Add(math.Log(max(done.Runtime.Seconds(), 1e-3)))
 		}
-		jt := JobType(*j)
-		if st.Runtime[scoring.Key{JobType: jt, GPUType: gpu}].N == 0 {
-			j.Learned = scheduler.RuntimeDist{}
-			continue
-		}
-		e := c.Estimate(st, jt, gpu)
-		j.Learned = scheduler.RuntimeDist{LogMean: e.LogMean, LogStd: math.Sqrt(e.Noise), N: e.N}
+		visit(j, st)
 	}
-	return nil
 }
