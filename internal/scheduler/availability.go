@@ -116,6 +116,9 @@ func (p *pass) indexRunning(s *Snapshot) {
 		r := &p.running[i]
 		r.job = j
 		r.end = max(0, p.rel(j.StartedAt.Add(p.duration(j))))
+		if r.end == 0 && p.cfg.isLAS() && p.cfg.LAS.LearnedOverrun {
+			r.end = p.overrunLeft(j)
+		}
 		for _, id := range j.GPUs {
 			gi, ok := p.byID[id]
 			if !ok || p.gpus[gi].holder >= 0 {

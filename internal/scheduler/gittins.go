@@ -99,3 +99,32 @@ func (p *pass) gittinsOf(j *Job) float64 {
 // gittinsKey is what a Gittins index depends on, to compute it once per
 // pass for the many jobs of one type that have not run yet.
 type gittinsKey struct{ mu, sigma, ran float64 }
+
+// overrunLeft is how much longer a running job that has outrun its
+// estimate is expected to run, in nanoseconds: the median of its learned
+// runtime distribution beyond the wall time it has run (all runs), i.e.
+// the t with P(S > t) = P(S > ran)/2. 0 (ends now, as for other policies)
+// without a trusted distribution or when the job has outrun everything it
+// knows.
+func (p *pass) overrunLeft(j *Job) int64 {
+	d := j.Learned
+	if d.N < MinLearnedRuns || math.IsNaN(d.LogMean) || math.IsInf(d.LogMean, 0) ||
+		math.IsNaN(d.LogStd) || math.IsInf(d.LogStd, 0) {
+		return 0
+	}
+	ran := cleanUsage(j.AttainedGPUSeconds)/float64(max(1, j.GPUCount)) + max(0, p.now.Sub(j.StartedAt)).Seconds()
+	sigma := math.Max(d.LogStd, 0.05)
+	sa := 1.0
+	if ran > 0 {
+		sa = 0.5 * math.Erfc((math.Log(ran)-d.LogMean)/(sigma*math.Sqrt2))
+	}
+	if sa < 1e-9 {
+		return 0
+	}
+	t := math.Exp(math.Min(d.LogMean+sigma*math.Sqrt2*erfcInv(sa), 40))
+	left := math.Min(t-ran, float64(forever)/float64(time.Second)/2)
+	if !(left > 0) {
+		return 0
+	}
+	return int64(left * float64(time.Second))
+}

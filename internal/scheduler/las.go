@@ -42,6 +42,12 @@ type LASConfig struct {
 	// lost share of the GPU time held is at or above it, nothing is
 	// preempted. 0: no cap.
 	MaxLostShare float64 `json:"max_lost_share"`
+	// LearnedOverrun: a running job that has outrun its estimate is
+	// expected to run on for the median of its learned runtime
+	// distribution beyond what it has run (Job.Learned, at least
+	// MinLearnedRuns runs), not to end now, when the head's reservation
+	// and backfill are planned.
+	LearnedOverrun bool `json:"learned_overrun"`
 }
 
 // DefaultLAS is the attained-service configuration the presets start from.
@@ -53,6 +59,7 @@ func DefaultLAS() LASConfig {
 		CheckpointPreemption: true,
 		PreemptCooldown:      Duration(15 * time.Minute),
 		MaxLostShare:         0.05,
+		LearnedOverrun:       true,
 	}
 }
 
@@ -133,11 +140,14 @@ func (c Config) Preempts() bool {
 // isLAS says whether the policy orders by attained service.
 func (c Config) isLAS() bool { return c.Policy == PolicyLAS || c.Policy == PolicyGittins }
 
-// lostCapped says whether the share of GPU time lost to preemption has
-// reached LASConfig.MaxLostShare, which stops every preemption.
+// lostCapped says whether the GPU time lost to preemption, counted with
+// what preemptions already decided will lose but is not counted yet
+// (Lost.CommittedGPUSeconds: reloads to come), has reached
+// LASConfig.MaxLostShare of the GPU time held, which stops every preemption.
 func (p *pass) lostCapped() bool {
 	c, l := p.cfg.LAS.MaxLostShare, p.snap.Lost
-	return c > 0 && l.HeldGPUSeconds > 0 && l.LostGPUSeconds >= c*l.HeldGPUSeconds
+	lost := cleanUsage(l.LostGPUSeconds) + cleanUsage(l.CommittedGPUSeconds)
+	return c > 0 && l.HeldGPUSeconds > 0 && lost >= c*l.HeldGPUSeconds
 }
 
 // demotable says whether a running job may be stopped for the pending

@@ -83,6 +83,11 @@ func TestLASDemotion(t *testing.T) {
 		{"within the cooldown", run(100, 9, 20*time.Minute, 10*time.Hour, ids(10), checkpoint(), attained(5)), PreemptionLoss{}, nil},
 		{"same level", run(100, 9, 40*time.Minute, 10*time.Hour, ids(10), checkpoint()), PreemptionLoss{}, nil},
 		{"lost share at the cap", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint()), PreemptionLoss{LostGPUSeconds: 50, HeldGPUSeconds: 1000}, nil},
+		{"lost and committed at the cap", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint()),
+			PreemptionLoss{LostGPUSeconds: 30, CommittedGPUSeconds: 20, HeldGPUSeconds: 1000}, nil},
+		{"lost and committed under the cap", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint()),
+			PreemptionLoss{LostGPUSeconds: 30, CommittedGPUSeconds: 19, HeldGPUSeconds: 1000}, []Preemption{{
+				JobID: 100, ForJobID: 1, Reason: "checkpointed for job 1, which needs 1 GPU: demoted to queue 2 of 4 (has had 2.0 GPU-h)"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -138,5 +143,42 @@ func TestEstimatesLearned(t *testing.T) {
 	p.cfg.Estimates = EstimatesUser
 	if got := p.duration(&j); got != time.Minute {
 		t.Errorf("user: %v, want 1m", got)
+	}
+}
+
+// TestLearnedOverrun: a running job past its estimate is assumed to end now
+// unless LAS.LearnedOverrun gives it the median of its learned runtime
+// beyond what it has run; the head then reserves the node that frees first
+// by that reckoning. Learned: median 1 h, σ 1; ran 2 h, so P(S > 2 h) ≈
+// 0.244 and the conditional median is 3600·e^1.165 s ≈ 3 h 12 m: 72 more
+// minutes, later than the other node's 30.
+func TestLearnedOverrun(t *testing.T) {
+	t.Parallel()
+	learned := func(j *Job) { j.Learned = RuntimeDist{LogMean: math.Log(3600), LogStd: 1, N: 10} }
+	for _, tc := range []struct {
+		name    string
+		overrun bool
+		want    time.Time
+	}{
+		{"off: the overrun job ends now", false, t0},
+		{"on: the other node, in 30 minutes", true, t0.Add(30 * time.Minute)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := mk(2, 2)
+			s.Running = []Job{
+				run(100, 9, 2*time.Hour, -time.Hour, ids(10, 11), learned),
+				run(101, 9, 10*time.Minute, 30*time.Minute, ids(20, 21)),
+			}
+			s.Pending = []Job{pend(1, 1, 2)}
+			pl := Schedule(s, cfg("las-backfill", func(c *Config) { c.LAS.LearnedOverrun = tc.overrun }))
+			if len(pl.Pending) != 1 || !pl.Pending[0].EstimatedStart.Equal(tc.want) {
+				t.Fatalf("pending %+v, want the head at %v", pl.Pending, tc.want)
+			}
+		})
+	}
+	if left := (&pass{now: t0}).overrunLeft(&Job{GPUCount: 2, StartedAt: t0.Add(-2 * time.Hour),
+		Learned: RuntimeDist{LogMean: math.Log(3600), LogStd: 1, N: 10}}); math.Abs(time.Duration(left).Minutes()-72) > 2 {
+		t.Errorf("expected %v more, want about 72 minutes", time.Duration(left))
 	}
 }

@@ -155,8 +155,12 @@ func checkPreemptions(t fataler, s Snapshot, c Config, pl Plan) {
 		pending[j.ID] = j
 	}
 	started := startsOf(pl)
-	if len(pl.Preemptions) > 0 && c.LAS.MaxLostShare > 0 && s.Lost.HeldGPUSeconds > 0 && s.Lost.LostGPUSeconds >= c.LAS.MaxLostShare*s.Lost.HeldGPUSeconds {
-		t.Fatalf("preempts with %v of %v GPU-s lost, cap %v", s.Lost.LostGPUSeconds, s.Lost.HeldGPUSeconds, c.LAS.MaxLostShare)
+	// The cap counts what is lost and what earlier preemptions will lose
+	// (Committed: reloads to come).
+	lost := s.Lost.LostGPUSeconds + s.Lost.CommittedGPUSeconds
+	if len(pl.Preemptions) > 0 && c.LAS.MaxLostShare > 0 && s.Lost.HeldGPUSeconds > 0 && lost >= c.LAS.MaxLostShare*s.Lost.HeldGPUSeconds {
+		t.Fatalf("preempts with %v of %v GPU-s lost (%v committed), cap %v", lost, s.Lost.HeldGPUSeconds,
+			s.Lost.CommittedGPUSeconds, c.LAS.MaxLostShare)
 	}
 	for _, p := range pl.Preemptions {
 		v, ok := running[p.JobID]

@@ -109,7 +109,9 @@ func drawCase(t *rapid.T) (Snapshot, Config) {
 	c.LAS.PreemptCooldown = Duration(minutes("cooldown", 0, 120))
 	c.LAS.StarvationLimit = Duration(minutes("starve", 0, 24*60))
 	c.LAS.MaxLostShare = rapid.SampledFrom([]float64{0, 0.05, 0.5}).Draw(t, "lostcap")
-	s.Lost = PreemptionLoss{LostGPUSeconds: float64(rapid.IntRange(0, 100).Draw(t, "lost")), HeldGPUSeconds: 1000}
+	s.Lost = PreemptionLoss{LostGPUSeconds: float64(rapid.IntRange(0, 100).Draw(t, "lost")), HeldGPUSeconds: 1000,
+		CommittedGPUSeconds: float64(rapid.IntRange(0, 30).Draw(t, "committed"))}
+	c.LAS.LearnedOverrun = rapid.Bool().Draw(t, "overrun")
 	c.Backfill, c.Preemption = rapid.Bool().Draw(t, "backfill"), rapid.Bool().Draw(t, "preemption")
 	c.AgingPerHour = rapid.SampledFrom([]float64{0, 0.25, 2}).Draw(t, "aging")
 	c.MinRuntime = Duration(minutes("minrun", 0, 30))

@@ -145,6 +145,11 @@ type Snapshot struct {
 // grace, restart overhead) and the GPU time jobs held, over the same window.
 type PreemptionLoss struct {
 	LostGPUSeconds, HeldGPUSeconds float64
+	// CommittedGPUSeconds is GPU time that preemptions already decided
+	// will lose but LostGPUSeconds does not count yet: the reloads of
+	// stopped checkpointing jobs that have not resumed or are reloading
+	// now. The cap counts it as lost.
+	CommittedGPUSeconds float64
 }
 
 // Plan is what one pass decided.

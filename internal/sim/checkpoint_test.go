@@ -69,3 +69,33 @@ func TestRunStarvingJobStarts(t *testing.T) {
 		t.Fatalf("the stopped job: %+v; the last fresh job ends at %v", long, last.End)
 	}
 }
+
+// TestCommittedLoss: a checkpointing job's reload is lost only when its
+// resumed run ends, but from the moment it is stopped the snapshot counts
+// it as committed (GPUs × restart overhead), through its resumed run, until
+// it is counted as lost; the cap thus sees what preemption has decided.
+func TestCommittedLoss(t *testing.T) {
+	t.Parallel()
+	w := &Workload{Cluster: Cluster{1, 2, "H100"}, Scale: 1, RestartOverhead: 2 * time.Minute, Jobs: []Job{
+		{ID: 1, Name: "ck", User: 1, GPUs: 2, Runtime: time.Hour, Priority: scheduler.PriorityNormal, Checkpoint: true},
+	}}
+	s := newSimulator(w, scheduler.DefaultConfig())
+	loss := func(at time.Duration) scheduler.PreemptionLoss { return s.snapshot(at).Lost }
+	s.start(0, []int64{1, 2}, 0)
+	if l := loss(10 * time.Minute); l.CommittedGPUSeconds != 0 || l.LostGPUSeconds != 0 {
+		t.Fatalf("before any preemption: %+v", l)
+	}
+	s.preempt(0, 30*time.Minute)
+	if l := loss(30 * time.Minute); l.CommittedGPUSeconds != 240 || l.LostGPUSeconds != 0 {
+		t.Fatalf("stopped, reload to come: %+v, want 240 committed, 0 lost", l)
+	}
+	s.pending = s.pending[:0]
+	s.start(0, []int64{1, 2}, 40*time.Minute)
+	if l := loss(41 * time.Minute); l.CommittedGPUSeconds != 240 || l.LostGPUSeconds != 0 {
+		t.Fatalf("reloading: %+v, want 240 committed, 0 lost", l)
+	}
+	s.completeUntil(40*time.Minute + 32*time.Minute)
+	if l := loss(80 * time.Minute); l.CommittedGPUSeconds != 0 || l.LostGPUSeconds != 240 {
+		t.Fatalf("finished: %+v, want 0 committed, 240 lost", l)
+	}
+}

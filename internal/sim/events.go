@@ -88,7 +88,9 @@ func (s *simulator) completeUntil(t time.Duration) {
 			continue // preempted since
 		}
 		s.release(e.job, e.at)
-		s.res.LostGPUSeconds += float64(s.w.Jobs[e.job].GPUs) * s.runs[e.job].overhead.Seconds()
+		reload := float64(s.w.Jobs[e.job].GPUs) * s.runs[e.job].overhead.Seconds()
+		s.res.LostGPUSeconds += reload
+		s.committed -= reload
 		s.runs[e.job].state = stateDone
 		rec := &s.res.Records[e.job]
 		rec.End, rec.Done = e.at, true
@@ -104,9 +106,13 @@ func (s *simulator) preempt(i int, t time.Duration) {
 	run, g := t-r.start, float64(s.w.Jobs[i].GPUs)
 	held := s.release(i, t)
 	r.attained += held
+	s.committed -= g * r.overhead.Seconds()
 	if s.w.Jobs[i].Checkpoint {
 		r.done += max(0, run-r.overhead)
 		s.res.LostGPUSeconds += g * min(run, r.overhead).Seconds()
+		if r.done > 0 { // its next run reloads: decided now, lost later
+			s.committed += g * s.w.RestartOverhead.Seconds()
+		}
 	} else {
 		s.res.LostGPUSeconds += held
 	}
@@ -126,6 +132,9 @@ func (s *simulator) preempt(i int, t time.Duration) {
 
 // drop gives up on queued job i: it can never start.
 func (s *simulator) drop(i int) {
+	if r := s.runs[i]; r.done > 0 {
+		s.committed -= float64(s.w.Jobs[i].GPUs) * s.w.RestartOverhead.Seconds()
+	}
 	s.runs[i].state = stateDropped
 	s.res.Records[i].Unschedulable = true
 	s.res.Unschedulable++

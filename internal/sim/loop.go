@@ -106,6 +106,10 @@ type simulator struct {
 	users     []int64  // every user of the workload, sorted
 	userNames []string // by position in users
 	res       *Result
+	// committed is the GPU time that preemptions already made will lose
+	// but LostGPUSeconds does not count yet: the reloads of stopped
+	// checkpointing jobs, queued or under way (counted when the run ends).
+	committed float64
 	holds     *holdBook // the agent's holds, when the workload has signals
 }
 

@@ -89,7 +89,8 @@ func (s *simulator) snapshot(t time.Duration) scheduler.Snapshot {
 	return scheduler.Snapshot{
 		Now: now, Nodes: slices.Clone(s.nodes), GPUs: slices.Clone(s.gpus),
 		Running: running, Pending: s.pendingCopy(), Users: users, Bookings: s.holds.active(t, userNameOf),
-		Lost: scheduler.PreemptionLoss{LostGPUSeconds: s.res.LostGPUSeconds, HeldGPUSeconds: heldGPUs},
+		Lost: scheduler.PreemptionLoss{LostGPUSeconds: s.res.LostGPUSeconds, HeldGPUSeconds: heldGPUs,
+			CommittedGPUSeconds: max(0, s.committed)},
 	}
 }
 
