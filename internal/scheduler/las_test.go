@@ -82,11 +82,15 @@ func TestLASDemotion(t *testing.T) {
 		{"does not checkpoint", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10)), PreemptionLoss{}, nil},
 		{"within the cooldown", run(100, 9, 20*time.Minute, 10*time.Hour, ids(10), checkpoint(), attained(5)), PreemptionLoss{}, nil},
 		{"same level", run(100, 9, 40*time.Minute, 10*time.Hour, ids(10), checkpoint()), PreemptionLoss{}, nil},
+		// Arrived 5 h 1 m ago, ran 2 h: slowdown 2.5 > 2, it has fallen behind.
+		{"slowed down past the limit", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint(),
+			func(j *Job) { j.SubmittedAt = t0.Add(-5*time.Hour - time.Minute) }), PreemptionLoss{}, nil},
 		{"lost share at the cap", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint()), PreemptionLoss{LostGPUSeconds: 50, HeldGPUSeconds: 1000}, nil},
-		{"lost and committed at the cap", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint()),
-			PreemptionLoss{LostGPUSeconds: 30, CommittedGPUSeconds: 20, HeldGPUSeconds: 1000}, nil},
-		{"lost and committed under the cap", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint()),
-			PreemptionLoss{LostGPUSeconds: 30, CommittedGPUSeconds: 19, HeldGPUSeconds: 1000}, []Preemption{{
+		// 300 lost + 140 committed + the victim's 60 s grace reach 5 % of 10,000.
+		{"lost, committed and the victim's cost at the cap", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint()),
+			PreemptionLoss{LostGPUSeconds: 300, CommittedGPUSeconds: 140, HeldGPUSeconds: 10000}, nil},
+		{"lost, committed and the victim's cost under the cap", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint()),
+			PreemptionLoss{LostGPUSeconds: 300, CommittedGPUSeconds: 139, HeldGPUSeconds: 10000}, []Preemption{{
 				JobID: 100, ForJobID: 1, Reason: "checkpointed for job 1, which needs 1 GPU: demoted to queue 2 of 4 (has had 2.0 GPU-h)"}}},
 	}
 	for _, tc := range cases {
@@ -95,7 +99,7 @@ func TestLASDemotion(t *testing.T) {
 			s := mk(1, 1)
 			s.Running, s.Lost = []Job{tc.running}, tc.lost
 			s.Pending = []Job{pend(1, 1, 1)}
-			pl := Schedule(s, lasCfg("las-backfill"))
+			pl := Schedule(s, lasCfg("las-backfill", func(c *Config) { c.LAS.DemoteSlowdownLimit = 2 }))
 			if d := cmp.Diff(tc.want, pl.Preemptions, cmpPlan); d != "" {
 				t.Errorf("preemptions (-want +got):\n%s", d)
 			}

@@ -42,7 +42,7 @@ func (a *victimSet) cheaper(b *victimSet) bool {
 // most once per pass.
 func (p *pass) preempt(qj *qjob, rq *request) ([]int32, []int32) {
 	j := qj.job
-	if p.lostCapped() {
+	if p.lostCapped(0) {
 		return nil, nil
 	}
 	useful := func(gi int32) bool {
@@ -87,7 +87,7 @@ func (p *pass) preempt(qj *qjob, rq *request) ([]int32, []int32) {
 	if best == nil && rq.multi {
 		best = p.cheapestCover(all, rq.k-allBase)
 	}
-	if best == nil {
+	if best == nil || p.lostCapped(best.cost) {
 		return nil, nil
 	}
 	try := *rq

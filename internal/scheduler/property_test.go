@@ -155,11 +155,20 @@ func checkPreemptions(t fataler, s Snapshot, c Config, pl Plan) {
 		pending[j.ID] = j
 	}
 	started := startsOf(pl)
-	// The cap counts what is lost and what earlier preemptions will lose
-	// (Committed: reloads to come).
+	// The cap counts what is lost, what earlier preemptions will lose
+	// (Committed: reloads to come) and what the victims chosen now lose (a
+	// checkpointing job its stop grace, any other its run).
 	lost := s.Lost.LostGPUSeconds + s.Lost.CommittedGPUSeconds
+	for _, p := range pl.Preemptions {
+		v := running[p.JobID]
+		ran := s.Now.Sub(v.StartedAt)
+		if v.Checkpoint {
+			ran = min(ran, stopGrace(&v))
+		}
+		lost += float64(len(v.GPUs)) * ran.Seconds()
+	}
 	if len(pl.Preemptions) > 0 && c.LAS.MaxLostShare > 0 && s.Lost.HeldGPUSeconds > 0 && lost >= c.LAS.MaxLostShare*s.Lost.HeldGPUSeconds {
-		t.Fatalf("preempts with %v of %v GPU-s lost (%v committed), cap %v", lost, s.Lost.HeldGPUSeconds,
+		t.Fatalf("preempts to %v of %v GPU-s lost (%v committed), cap %v", lost, s.Lost.HeldGPUSeconds,
 			s.Lost.CommittedGPUSeconds, c.LAS.MaxLostShare)
 	}
 	for _, p := range pl.Preemptions {
@@ -170,6 +179,10 @@ func checkPreemptions(t fataler, s Snapshot, c Config, pl Plan) {
 		// level than the head.
 		byDemotion := (c.Policy == PolicyLAS || c.Policy == PolicyGittins) && c.LAS.CheckpointPreemption && v.Checkpoint &&
 			s.Now.Sub(v.StartedAt) >= time.Duration(c.LAS.PreemptCooldown)
+		if l := c.LAS.DemoteSlowdownLimit; l > 0 && byDemotion {
+			served := (v.AttainedGPUSeconds + float64(len(v.GPUs))*s.Now.Sub(v.StartedAt).Seconds()) / float64(max(1, len(v.GPUs)))
+			byDemotion = served <= 0 || s.Now.Sub(v.SubmittedAt).Seconds() <= l*served
+		}
 		if !ok || (!byPrio && !byDemotion) {
 			t.Fatalf("bad victim %+v for %+v", v, h)
 		}

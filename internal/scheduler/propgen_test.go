@@ -112,6 +112,7 @@ func drawCase(t *rapid.T) (Snapshot, Config) {
 	s.Lost = PreemptionLoss{LostGPUSeconds: float64(rapid.IntRange(0, 100).Draw(t, "lost")), HeldGPUSeconds: 1000,
 		CommittedGPUSeconds: float64(rapid.IntRange(0, 30).Draw(t, "committed"))}
 	c.LAS.LearnedOverrun = rapid.Bool().Draw(t, "overrun")
+	c.LAS.DemoteSlowdownLimit = rapid.SampledFrom([]float64{0, 1.5, 2, 4}).Draw(t, "slowdownlimit")
 	c.Backfill, c.Preemption = rapid.Bool().Draw(t, "backfill"), rapid.Bool().Draw(t, "preemption")
 	c.AgingPerHour = rapid.SampledFrom([]float64{0, 0.25, 2}).Draw(t, "aging")
 	c.MinRuntime = Duration(minutes("minrun", 0, 30))

@@ -40,6 +40,9 @@ func TestRunPreemptsForHigherPriority(t *testing.T) {
 	t.Parallel()
 	cfg := scheduler.DefaultConfig()
 	cfg.Policy, cfg.Backfill, cfg.Preemption = scheduler.PolicyPriority, false, true
+	// No cap: this one preemption loses half of all GPU time held so far
+	// (TestRunLostCap replays it under the cap).
+	cfg.LAS.MaxLostShare = 0
 	w := &Workload{Cluster: Cluster{1, 2, "H100"}, Scale: 1, Jobs: []Job{
 		{ID: 1, Name: "low", User: 1, GPUs: 2, Runtime: time.Hour, Priority: scheduler.PriorityLow},
 		{ID: 2, Name: "high", User: 2, GPUs: 2, Submit: 30 * time.Minute, Runtime: 10 * time.Minute, Priority: scheduler.PriorityHigh},
@@ -56,6 +59,25 @@ func TestRunPreemptsForHigherPriority(t *testing.T) {
 	}
 	if r.LostGPUSeconds != 2*1800 || r.BusyGPUSeconds != 2*1800+2*600+2*3600 {
 		t.Errorf("lost %v busy %v GPU-s", r.LostGPUSeconds, r.BusyGPUSeconds)
+	}
+}
+
+// TestRunLostCap: under the default 5 % cap the same preemption would lose
+// 3,600 of 3,600 GPU-seconds held, so it is not made: high waits for low.
+func TestRunLostCap(t *testing.T) {
+	t.Parallel()
+	cfg := scheduler.DefaultConfig()
+	cfg.Policy, cfg.Backfill, cfg.Preemption = scheduler.PolicyPriority, false, true
+	w := &Workload{Cluster: Cluster{1, 2, "H100"}, Scale: 1, Jobs: []Job{
+		{ID: 1, Name: "low", User: 1, GPUs: 2, Runtime: time.Hour, Priority: scheduler.PriorityLow},
+		{ID: 2, Name: "high", User: 2, GPUs: 2, Submit: 30 * time.Minute, Runtime: 10 * time.Minute, Priority: scheduler.PriorityHigh},
+	}}
+	r, err := Run(w, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Preemptions != 0 || r.LostGPUSeconds != 0 || r.Records[1].FirstStart != time.Hour {
+		t.Fatalf("result %+v", r)
 	}
 }
 
