@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
@@ -50,6 +51,11 @@ func preemptJob(ctx context.Context, d Deps, tx *models.Tx, p scheduler.Preempti
 	if err != nil {
 		return err
 	}
-	reason := fmt.Sprintf("preempted for job %d: %s", p.ForJobID, p.Reason)
+	// The release reason starts "preempted for job N" (models.loadLost
+	// counts the GPU time lost by it); the core's reasons already do.
+	reason := p.Reason
+	if prefix := fmt.Sprintf("preempted for job %d", p.ForJobID); !strings.HasPrefix(reason, prefix) {
+		reason = prefix + ": " + reason
+	}
 	return d.Executors.stop(ctx, d, tx, job, models.JobPreempted, reason, now)
 }

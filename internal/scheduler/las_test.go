@@ -78,7 +78,7 @@ func TestLASDemotion(t *testing.T) {
 		want    []Preemption
 	}{
 		{"demoted checkpointing job", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint(), prio(PriorityHigh)), PreemptionLoss{}, []Preemption{{
-			JobID: 100, ForJobID: 1, Reason: "checkpointed for job 1, which needs 1 GPU: demoted to queue 2 of 4 (has had 2.0 GPU-h)"}}},
+			JobID: 100, ForJobID: 1, Reason: "preempted for job 1, which needs 1 GPU: checkpointed and demoted to queue 2 of 4 (has had 2.0 GPU-h)"}}},
 		{"does not checkpoint", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10)), PreemptionLoss{}, nil},
 		{"within the cooldown", run(100, 9, 20*time.Minute, 10*time.Hour, ids(10), checkpoint(), attained(5)), PreemptionLoss{}, nil},
 		{"same level", run(100, 9, 40*time.Minute, 10*time.Hour, ids(10), checkpoint()), PreemptionLoss{}, nil},

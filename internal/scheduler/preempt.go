@@ -31,7 +31,9 @@ func (a *victimSet) cheaper(b *victimSet) bool {
 
 // preempt looks, for the head, for the least costly set of running jobs to
 // stop so that it can be placed: jobs that are Preemptible, of strictly
-// lower Priority than the head's, and have run at least MinRuntime. GPUs
+// lower Priority than the head's, and have run at least MinRuntime (or
+// checkpointing jobs LAS has demoted, see demotable), and that would not
+// queue ahead of the head once stopped (queuesAhead). GPUs
 // count only when usable, matching and not kept from the head by a
 // booking. One node is tried first (every subset of up to 12 candidates on
 // it, greedy beyond); a multi-node head spans nodes only when no single
@@ -54,7 +56,7 @@ func (p *pass) preempt(qj *qjob, rq *request) ([]int32, []int32) {
 		r := &p.running[i]
 		byPrio := p.cfg.Preemption && r.job.Preemptible && r.job.Priority < j.Priority &&
 			p.now.Sub(r.job.StartedAt) >= time.Duration(p.cfg.MinRuntime)
-		if (!byPrio && !p.demotable(r.job, j)) || len(r.gpus) == 0 {
+		if (!byPrio && !p.demotable(r.job, j)) || len(r.gpus) == 0 || p.queuesAhead(r.job, j) {
 			continue
 		}
 		for _, gi := range r.gpus {
@@ -114,7 +116,7 @@ func (p *pass) preempt(qj *qjob, rq *request) ([]int32, []int32) {
 		r := p.running[v].job
 		reason := fmt.Sprintf("preempted for job %d (priority %d), which needs %s", j.ID, j.Priority, p.gpuWords(j))
 		if !(r.Preemptible && r.Priority < j.Priority) {
-			reason = fmt.Sprintf("checkpointed for job %d, which needs %s: demoted to queue %d of %d (has had %s GPU-h)",
+			reason = fmt.Sprintf("preempted for job %d, which needs %s: checkpointed and demoted to queue %d of %d (has had %s GPU-h)",
 				j.ID, p.gpuWords(j), p.level(p.attained(r))+1, len(p.cfg.LAS.Thresholds)+1, hoursWords(p.attained(r)/3600))
 		}
 		p.preempts = append(p.preempts, Preemption{JobID: r.ID, ForJobID: j.ID, Reason: reason})
