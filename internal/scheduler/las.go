@@ -156,7 +156,10 @@ func (c Config) isLAS() bool { return c.Policy == PolicyLAS || c.Policy == Polic
 // preemptions already decided will lose but is not counted yet
 // (Lost.CommittedGPUSeconds: reloads to come) and extra, the cost of the
 // victims about to be chosen (0 to ask whether any preemption may happen).
-// A preemption that would take the share to the cap is not made.
+// Under las and gittins a preemption that would take the share to the cap
+// is not made; other policies check only before choosing (their victims
+// are stopped for priority, which a young window's small total of GPU time
+// held must not forbid).
 func (p *pass) lostCapped(extra float64) bool {
 	c, l := p.cfg.LAS.MaxLostShare, p.snap.Lost
 	lost := cleanUsage(l.LostGPUSeconds) + cleanUsage(l.CommittedGPUSeconds) + extra

@@ -89,7 +89,7 @@ func (p *pass) preempt(qj *qjob, rq *request) ([]int32, []int32) {
 	if best == nil && rq.multi {
 		best = p.cheapestCover(all, rq.k-allBase)
 	}
-	if best == nil || p.lostCapped(best.cost) {
+	if best == nil || (p.cfg.isLAS() && p.lostCapped(best.cost)) {
 		return nil, nil
 	}
 	try := *rq

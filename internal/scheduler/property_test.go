@@ -156,10 +156,14 @@ func checkPreemptions(t fataler, s Snapshot, c Config, pl Plan) {
 	}
 	started := startsOf(pl)
 	// The cap counts what is lost, what earlier preemptions will lose
-	// (Committed: reloads to come) and what the victims chosen now lose (a
-	// checkpointing job its stop grace, any other its run).
+	// (Committed: reloads to come) and, under las and gittins, what the
+	// victims chosen now lose (a checkpointing job its stop grace, any
+	// other its run).
 	lost := s.Lost.LostGPUSeconds + s.Lost.CommittedGPUSeconds
 	for _, p := range pl.Preemptions {
+		if c.Policy != PolicyLAS && c.Policy != PolicyGittins {
+			break // other policies check the cap before choosing victims
+		}
 		v := running[p.JobID]
 		ran := s.Now.Sub(v.StartedAt)
 		if v.Checkpoint {
