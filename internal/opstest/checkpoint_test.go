@@ -20,7 +20,7 @@ const trainScript = `#!/bin/sh
 step=0
 echo "start restart=${GPUSCHED_RESTART_COUNT:-unset}" >> events.log
 if [ -f ckpt.txt ]; then step=$(cat ckpt.txt); echo "resume step=$step" >> events.log; fi
-trap 'sleep 1; echo $step > ckpt.txt; echo "saved step=$step" >> events.log; exit 0' TERM
+trap 'echo "saving at step $step"; sleep 1; echo $step > ckpt.txt; echo "saved step=$step" >> events.log; exit 0' TERM
 while [ "$step" -lt "$STEPS" ]; do
   step=$((step+1))
   sleep 0.25
@@ -182,6 +182,24 @@ func TestCheckpointPreemptionEndToEnd(t *testing.T) {
 	}
 	if want := []string{"start restart=0", "saved step=" + saved, "start restart=1", "resume step=" + saved, "done step=40"}; saved == "" || saved == "0" || !slices.Equal(lines, want) {
 		t.Errorf("the job saw %q, want %q with a step saved after the start", lines, want)
+	}
+	// Each run's output stays readable: the first run's save, the second's end.
+	type logPage struct {
+		Data      string `json:"data"`
+		Run, Runs int
+	}
+	var first, newest logPage
+	if _, err := api(ctx, http.MethodGet, fmt.Sprintf("%s/api/v1/jobs/%d/logs?run=1", s.URL, ckpt), token, nil, &first); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api(ctx, http.MethodGet, fmt.Sprintf("%s/api/v1/jobs/%d/logs", s.URL, ckpt), token, nil, &newest); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(first.Data, "saving at step "+saved) || first.Run != 1 || newest.Run != 2 || newest.Runs != 2 || strings.Contains(newest.Data, "saving") {
+		t.Errorf("logs: run 1 %+v, newest %+v; want run 1 saving at step %s, newest run 2 of 2", first, newest, saved)
+	}
+	if st, _ := api(ctx, http.MethodGet, fmt.Sprintf("%s/api/v1/jobs/%d/logs?run=3", s.URL, ckpt), token, nil, nil); st != http.StatusBadRequest {
+		t.Errorf("logs of run 3 of 2: %d, want 400", st)
 	}
 	var attained float64
 	if err := pool.QueryRow(ctx, `SELECT attained_gpu_s FROM jobs WHERE id = $1`, ckpt).Scan(&attained); err != nil {
