@@ -182,8 +182,8 @@ func jobFields(j *models.Job, loc *time.Location) []views.Field {
 		{Label: "Retries", Value: fmt.Sprintf("%d of %d", j.RetryCount, j.MaxRetries)},
 		{Label: "Submitted", Value: localtime.StampSeconds(j.SubmittedAt, loc)},
 	}
-	if j.ExitCode != nil {
-		out = append(out, views.Field{Label: "Exit code", Value: fmt.Sprint(*j.ExitCode)})
+	if code := lastExit(j); code != nil {
+		out = append(out, views.Field{Label: "Exit code", Value: fmt.Sprint(*code)})
 	}
 	if j.FailureReason != "" {
 		out = append(out, views.Field{Label: "Failure", Value: j.FailureReason})

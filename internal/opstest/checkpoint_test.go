@@ -158,6 +158,15 @@ func TestCheckpointPreemptionEndToEnd(t *testing.T) {
 		t.Errorf("preemption reason %q, want it to start %q", reason, want)
 	}
 
+	// Attempt 2 running shows no exit code (the first run's 0 is not its own).
+	for began := time.Now(); time.Since(began) < 20*time.Second; time.Sleep(50 * time.Millisecond) {
+		if r := detail(ckpt); r.State == "running" {
+			if r.ExitCode != nil {
+				t.Errorf("attempt 2 running shows exit code %d", *r.ExitCode)
+			}
+			break
+		}
+	}
 	done, d := waitState(t, s.URL, token, ckpt, 60*time.Second, terminal...)
 	if d < 0 || done.State != "completed" {
 		dumpStuck(t, pool)
