@@ -12,8 +12,13 @@ import (
 // JobDetailJSON is the body of GET /api/v1/jobs/{id}.
 type JobDetailJSON struct {
 	JobJSON
-	Events []models.JobEvent  `json:"events"`
-	GPUs   []AllocatedGPUJSON `json:"gpus"`
+	// RestartCount is how many times the job was stopped and put back in
+	// the queue (preempted, or requeued after its node was lost): the
+	// GPUSCHED_RESTART_COUNT its next (or current) run sees, so that run
+	// is attempt RestartCount+1.
+	RestartCount int                `json:"restart_count"`
+	Events       []models.JobEvent  `json:"events"`
+	GPUs         []AllocatedGPUJSON `json:"gpus"`
 }
 
 // AllocatedGPUJSON is one GPU a job holds.
@@ -60,6 +65,11 @@ func (h *Handlers) jobDetail(c echo.Context, j *models.Job) (JobDetailJSON, erro
 	out := JobDetailJSON{JobJSON: jobJSON(j, owner.Email, h.Now()), Events: events, GPUs: []AllocatedGPUJSON{}}
 	for _, g := range gpus {
 		out.GPUs = append(out.GPUs, AllocatedGPUJSON{Node: g.NodeName, Index: g.Index, UUID: g.UUID, Model: g.Model})
+	}
+	for _, e := range events {
+		if e.ToState == models.JobPreempted {
+			out.RestartCount++
+		}
 	}
 	return out, nil
 }

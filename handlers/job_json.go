@@ -46,6 +46,17 @@ type JobJSON struct {
 	EstimatedWaitTime  *float64   `json:"estimated_wait_time,omitempty"` // seconds from now
 }
 
+// lastExit is the exit code of the job's last run that ended: none while a
+// run is under way (a job requeued after a preemption keeps its previous
+// run's until it starts again).
+func lastExit(j *models.Job) *int {
+	switch j.State {
+	case models.JobScheduled, models.JobAllocating, models.JobRunning:
+		return nil
+	}
+	return j.ExitCode
+}
+
 var priorityNames = map[int]string{1: "low", 2: "normal", 3: "high", 4: "critical"}
 
 // jobJSON shapes j for the API; owner is the owner's email.
@@ -63,6 +74,7 @@ func jobJSON(j *models.Job, owner string, now time.Time) JobJSON {
 	if j.Checkpoint {
 		out.StopGraceS = j.StopGraceS
 	}
+	out.ExitCode = lastExit(j)
 	if j.GPUMemoryMiB != nil {
 		out.MemoryGB = float64(*j.GPUMemoryMiB) / 1024
 	}

@@ -14,11 +14,13 @@ import (
 // maxLogPage bounds one page of output.
 const maxLogPage = 1 << 20
 
-// JobLogs handles GET /api/v1/jobs/{id}/logs?offset=N&limit=M: the output
-// of the job's newest run on a node from byte offset N (default 0), at most
-// M bytes (default and cap 1 MiB). next_offset is where to ask next; done
-// says the job ended and nothing more will come. Only the last 10 MiB of a
-// run are kept: offset then starts later than asked.
+// JobLogs handles GET /api/v1/jobs/{id}/logs?offset=N&limit=M[&run=R]: the
+// output of the job's newest run on a node (or of run R, 1 = the first: a
+// job preempted or requeued has several) from byte offset N (default 0), at
+// most M bytes (default and cap 1 MiB). run and runs say which run it is and
+// how many there are; next_offset is where to ask next; done says the job
+// ended (or run R did) and nothing more will come. Only the last 10 MiB of
+// a run are kept: offset then starts later than asked.
 func (h *Handlers) JobLogs(c echo.Context) error {
 	id, err := jobID(c)
 	if err != nil {
@@ -35,22 +37,49 @@ func (h *Handlers) JobLogs(c echo.Context) error {
 			return invalid("limit", "must be 1–%d", maxLogPage)
 		}
 	}
+	run := 0
+	if s := c.QueryParam("run"); s != "" {
+		if run, err = strconv.Atoi(s); err != nil || run < 1 {
+			return invalid("run", "must be a number ≥ 1 (1 = the job's first run)")
+		}
+	}
 	ctx := c.Request().Context()
 	j, err := ownJob(ctx, h.DB.Bun, userOf(c), id)
 	if err != nil {
 		return err
 	}
-	read := models.ReadLog
-	if j.Executor == models.ExecutorRay {
-		read = models.ReadRayLog // kept from Ray by ray_sync
+	var page models.LogPage
+	var out apiclient.JobLog
+	switch {
+	case j.Executor == models.ExecutorRay:
+		if run > 0 {
+			return invalid("run", "Ray jobs keep the output of their last run only")
+		}
+		page, err = models.ReadRayLog(ctx, h.DB.Bun, id, offset, limit) // kept from Ray by ray_sync
+	default:
+		runs, rerr := models.JobRuns(ctx, h.DB.Bun, id)
+		if rerr != nil {
+			return rerr
+		}
+		out.Runs, out.Run = len(runs), len(runs)
+		if run > len(runs) {
+			return invalid("run", "job %d has had %d run(s)", id, len(runs))
+		}
+		if run > 0 {
+			out.Run = run
+			page, err = models.ReadRunLog(ctx, h.DB.Bun, id, run, offset, limit)
+		} else {
+			page, err = models.ReadLog(ctx, h.DB.Bun, id, offset, limit)
+		}
 	}
-	page, err := read(ctx, h.DB.Bun, id, offset, limit)
 	if err != nil {
 		return err
 	}
-	out := apiclient.JobLog{JobID: id, Offset: page.Offset, Next: page.Next, Data: strings.ToValidUTF8(string(page.Data), "\uFFFD"), State: j.State}
-	if models.IsTerminal(j.State) && len(page.Data) < limit {
-		// The exit is reported after the last chunk, so nothing more comes.
+	out.JobID, out.Offset, out.Next, out.State = id, page.Offset, page.Next, j.State
+	out.Data = strings.ToValidUTF8(string(page.Data), "\uFFFD")
+	if (models.IsTerminal(j.State) || out.Run < out.Runs) && len(page.Data) < limit {
+		// The exit is reported after the last chunk, so nothing more comes
+		// (an earlier run has ended).
 		out.Done = true
 	}
 	return c.JSON(http.StatusOK, out)

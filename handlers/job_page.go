@@ -177,16 +177,26 @@ func jobFields(j *models.Job, loc *time.Location) []views.Field {
 		{Label: "Job type", Value: orNone(j.JobType)},
 		{Label: "Estimated duration", Value: est},
 		{Label: "Preemptible", Value: fmt.Sprint(j.Preemptible)},
+		{Label: "Checkpoints", Value: checkpointWords(j)},
+		{Label: "GPU time had", Value: fmt.Sprintf("%.2f GPU-h in earlier runs", j.AttainedGPUS/3600)},
 		{Label: "Retries", Value: fmt.Sprintf("%d of %d", j.RetryCount, j.MaxRetries)},
 		{Label: "Submitted", Value: localtime.StampSeconds(j.SubmittedAt, loc)},
 	}
-	if j.ExitCode != nil {
-		out = append(out, views.Field{Label: "Exit code", Value: fmt.Sprint(*j.ExitCode)})
+	if code := lastExit(j); code != nil {
+		out = append(out, views.Field{Label: "Exit code", Value: fmt.Sprint(*code)})
 	}
 	if j.FailureReason != "" {
 		out = append(out, views.Field{Label: "Failure", Value: j.FailureReason})
 	}
 	return out
+}
+
+// checkpointWords says whether j saves on SIGTERM and how long it has.
+func checkpointWords(j *models.Job) string {
+	if !j.Checkpoint {
+		return "no: preempted only for higher-priority work, losing its progress"
+	}
+	return fmt.Sprintf("yes: on preemption SIGTERM, then %d s to save before SIGKILL; resumes with GPUSCHED_RESTART_COUNT", j.StopGraceS)
 }
 
 func orNone(s string) string {

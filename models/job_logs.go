@@ -69,9 +69,15 @@ func ReadLog(ctx context.Context, db bun.IDB, jobID, offset int64, limit int) (L
 	if err != nil {
 		return page, err
 	}
-	page.CommandID = start.ID
+	return readCommandLog(ctx, db, jobID, start.ID, offset, limit)
+}
+
+// readCommandLog returns up to limit bytes of the output of the run
+// started by command cmdID from offset on.
+func readCommandLog(ctx context.Context, db bun.IDB, jobID, cmdID, offset int64, limit int) (LogPage, error) {
+	page := LogPage{CommandID: cmdID, Offset: offset, Next: offset}
 	var chunks []LogChunk
-	err = db.NewSelect().Model(&chunks).Where(`command_id = ? AND "offset" + length(data) > ?`, start.ID, offset).
+	err := db.NewSelect().Model(&chunks).Where(`command_id = ? AND "offset" + length(data) > ?`, cmdID, offset).
 		OrderExpr(`"offset"`).Scan(ctx)
 	if err != nil {
 		return page, fmt.Errorf("models: read log of job %d: %w", jobID, err)

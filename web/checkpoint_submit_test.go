@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -20,12 +21,26 @@ func TestSubmitCheckpoint(t *testing.T) {
 		t.Fatalf("submit: %d %s", status, body)
 	}
 	var job struct {
+		ID          int64   `json:"id"`
 		Checkpoint  bool    `json:"checkpoint"`
 		StopGraceS  int     `json:"stop_grace_seconds"`
 		AttainedGPU float64 `json:"attained_gpu_hours"`
 	}
 	if err := json.Unmarshal(body, &job); err != nil || !job.Checkpoint || job.StopGraceS != 90 || job.AttainedGPU != 0 {
 		t.Fatalf("job %s: %+v %v", body, job, err)
+	}
+	// The job's page and detail say what a preemption does to it and how
+	// many times it was restarted (none yet).
+	status, body = s.Do(t, "GET", fmt.Sprintf("/api/v1/jobs/%d", job.ID), member, "")
+	var detail struct {
+		RestartCount *int `json:"restart_count"`
+	}
+	if err := json.Unmarshal(body, &detail); status != 200 || err != nil || detail.RestartCount == nil || *detail.RestartCount != 0 {
+		t.Errorf("detail: %d %s, want restart_count 0", status, body)
+	}
+	page := getPage(t, s.Login(t, "ana@example.com"), fmt.Sprintf("%s/jobs/%d", s.URL, job.ID))
+	if want := "SIGTERM, then 90 s to save before SIGKILL; resumes with GPUSCHED_RESTART_COUNT"; !strings.Contains(page, want) {
+		t.Errorf("the job page does not say %q", want)
 	}
 	bad := map[string]string{
 		`{"gpu_count":1,"command":"x","stop_grace":"90s"}`:                    "set checkpoint too",

@@ -14,9 +14,10 @@ import (
 
 func newLogsCmd() *cobra.Command {
 	var follow bool
+	var run int
 	cmd := &cobra.Command{
-		Use:   "logs ID [-f]",
-		Short: "Show a job's output (the last 10 MiB are kept); -f follows it until the job ends",
+		Use:   "logs ID [-f] [--run N]",
+		Short: "Show a job's output (the last 10 MiB of each run are kept); -f follows it until the job ends",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := strconv.ParseInt(args[0], 10, 64)
@@ -27,23 +28,29 @@ func newLogsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printLogs(cmd, c, id, follow)
+			return printLogs(cmd, c, id, run, follow)
 		},
 	}
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new output until the job ends")
+	cmd.Flags().IntVar(&run, "run", 0, "the output of run N (1 = the first) of a job that was preempted or requeued; default the newest")
 	return cmd
 }
 
-// printLogs copies job id's output to the command's output; with follow it
-// polls for more until the job has ended and everything is printed.
-func printLogs(cmd *cobra.Command, c *apiclient.Client, id int64, follow bool) error {
+// printLogs copies the output of job id's run (0: the newest) to the
+// command's output, saying on stderr when earlier runs have their own; with
+// follow it polls for more until the job has ended and everything is
+// printed.
+func printLogs(cmd *cobra.Command, c *apiclient.Client, id int64, run int, follow bool) error {
 	w := cmd.OutOrStdout()
 	ctx := cmd.Context()
 	var offset int64
-	for {
-		page, err := c.JobLogs(ctx, id, offset)
+	for first := true; ; first = false {
+		page, err := c.JobRunLogs(ctx, id, run, offset)
 		if err != nil {
 			return err
+		}
+		if first && run == 0 && page.Runs > 1 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "[run %d of %d; the output of earlier runs: gpusched logs %d --run N]\n", page.Run, page.Runs, id)
 		}
 		if page.Offset > offset && offset > 0 {
 			fmt.Fprintf(cmd.ErrOrStderr(), "[… %d bytes of older output were dropped …]\n", page.Offset-offset)

@@ -15,12 +15,26 @@ type JobLog struct {
 	Data   string `json:"data"`
 	State  string `json:"state"`
 	Done   bool   `json:"done"` // the job ended and all its output is here
+	// Run is which of the job's Runs on nodes this is (1 = the first; a job
+	// preempted or requeued has several); both 0 for Ray jobs.
+	Run  int `json:"run,omitempty"`
+	Runs int `json:"runs,omitempty"`
 }
 
 // JobLogs reads job id's output from offset on.
 func (c *Client) JobLogs(ctx context.Context, id, offset int64) (*JobLog, error) {
+	return c.JobRunLogs(ctx, id, 0, offset)
+}
+
+// JobRunLogs reads the output of run (1 = the first; 0 the newest) of job
+// id from offset on.
+func (c *Client) JobRunLogs(ctx context.Context, id int64, run int, offset int64) (*JobLog, error) {
+	path := fmt.Sprintf("/api/v1/jobs/%d/logs?offset=%d", id, offset)
+	if run > 0 {
+		path += fmt.Sprintf("&run=%d", run)
+	}
 	var out JobLog
-	if err := c.Do(ctx, http.MethodGet, fmt.Sprintf("/api/v1/jobs/%d/logs?offset=%d", id, offset), nil, &out); err != nil {
+	if err := c.Do(ctx, http.MethodGet, path, nil, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -17,11 +17,29 @@ import (
 // status to $2, so that an agent restarted meanwhile still learns how the
 // job ended. SIGTERM and SIGINT reach the job (the whole process group
 // gets them on a stop); the wrapper itself outlives them to write the file.
-const wrapper = `trap 'kill -TERM $c 2>/dev/null' TERM
-trap 'kill -INT $c 2>/dev/null' INT
-/bin/sh -c "$1" &
+//
+// The shell running the command exits on SIGTERM only once the command in
+// the foreground has ended, with its status (trap 'exit $?'): a job that
+// is a script or program (./train.sh) saves on SIGTERM and exits 0 within
+// its grace, and the run ends then, not when the shell in between dies
+// with 143 while the job is still saving (the control plane would give its
+// GPUs away meanwhile). A command line "a; b" still stops after a.
+//
+// A signal the wrapper traps interrupts its wait (status 128+n) even when
+// the command then exits cleanly, so after a trap (t=1) it waits again for
+// the command's own status; a shell that has forgotten it by then (127,
+// or bash's -1) keeps 128+n.
+const wrapper = `trap 't=1; kill -TERM $c 2>/dev/null' TERM
+trap 't=1; kill -INT $c 2>/dev/null' INT
+/bin/sh -c "trap 'exit \$?' TERM INT
+$1" &
 c=$!
-while :; do wait $c; s=$?; kill -0 $c 2>/dev/null || break; done
+s=
+while :; do
+  t=0; wait $c; r=$?
+  case $r in -*|127) [ -n "$s" ] || s=$r ;; *) s=$r ;; esac
+  [ "$t" = 1 ] || break
+done
 echo $s > "$2"
 exit $s`
 

@@ -123,7 +123,7 @@ func (p *pass) becomeHead(qj *qjob, o *outcome, rq *request) {
 	if p.cfg.Preempts() {
 		if victims, pgs := p.preempt(qj, rq); pgs != nil {
 			h.t, h.gpus, h.preempting = 0, pgs, true
-			o.code, o.reason, o.at = ReasonPreempting, p.preemptingWords(victims), time.Time{}
+			o.code, o.reason, o.at = ReasonPreempting, p.preemptingWords(qj.job, victims), time.Time{}
 		}
 	}
 	h.avoid = make([]bool, len(p.gpus))

@@ -100,18 +100,31 @@ func (p *pass) reservedWords(h *head) string {
 	return h.words
 }
 
-// preemptingWords explains the head while its victims stop.
-func (p *pass) preemptingWords(victims []int32) string {
+// preemptingWords explains the head while its victims stop: "lower-priority"
+// jobs (the priority rule), "checkpointing" ones (LAS demotion), or both.
+func (p *pass) preemptingWords(head *Job, victims []int32) string {
 	ids := make([]string, len(victims))
+	byPrio := 0
 	for i, v := range victims {
-		ids[i] = fmt.Sprint(p.running[v].job.ID)
+		r := p.running[v].job
+		ids[i] = fmt.Sprint(r.ID)
+		if r.Preemptible && r.Priority < head.Priority {
+			byPrio++
+		}
 	}
 	noun := "jobs"
 	if len(victims) == 1 {
 		noun = "job"
 	}
-	return fmt.Sprintf("stopping %d lower-priority %s (%s) to free GPUs for it; starts once they stop",
-		len(victims), noun, strings.Join(ids, ", "))
+	kind := "" // some of each
+	switch byPrio {
+	case len(victims):
+		kind = "lower-priority "
+	case 0: // LAS demotion (demotable)
+		kind = "checkpointing "
+	}
+	return fmt.Sprintf("stopping %d %s%s (%s) to free GPUs for it; starts once they stop",
+		len(victims), kind, noun, strings.Join(ids, ", "))
 }
 
 // countGPUs words a number of GPUs: "1 GPU", "8 GPUs".

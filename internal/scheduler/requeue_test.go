@@ -67,3 +67,17 @@ func TestPreemptedVictimQueuesBehindHead(t *testing.T) {
 		t.Errorf("starts after the preemption (-want +got):\n%s", d)
 	}
 }
+
+// TestDemotionWords: a head stopping a demoted checkpointing job of its
+// own priority does not call it lower-priority.
+func TestDemotionWords(t *testing.T) {
+	t.Parallel()
+	s := mk(1, 1)
+	s.Running = []Job{run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint())}
+	s.Pending = []Job{pend(1, 1, 1)}
+	pl := Schedule(s, lasCfg("las-backfill"))
+	want := "stopping 1 checkpointing job (100) to free GPUs for it; starts once they stop"
+	if got := whyOf(pl)[1].Reason; got != want {
+		t.Errorf("reason %q, want %q", got, want)
+	}
+}
