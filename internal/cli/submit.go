@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"crypto/rand"
@@ -28,7 +28,7 @@ func newSubmitCmd() *cobra.Command {
 		Example: `  gpusched submit -g 2 --time 3h --name sweep-7 -- python train.py --lr 3e-4
   gpusched submit -g 8 --model H100 --priority high -- torchrun --nproc-per-node 8 train.py`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := apiClient(os.Getenv)
+			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
 				return err
 			}
