@@ -19,9 +19,12 @@ func apiClient(cmd *cobra.Command, getenv func(string) string) (*apiclient.Clien
 	if err != nil {
 		return nil, err
 	}
-	stored, err := readLogin(getenv)
-	if err != nil {
-		return nil, err
+	server := getenv("GPUSCHED_SERVER")
+	var stored storedLogin
+	if tok == "" || server == "" { // scripts set both: no file to read
+		if stored, err = readLogin(getenv); err != nil {
+			return nil, err
+		}
 	}
 	if tok == "" {
 		tok = stored.Token
@@ -29,7 +32,7 @@ func apiClient(cmd *cobra.Command, getenv func(string) string) (*apiclient.Clien
 	if tok == "" {
 		return nil, errors.New("set GPUSCHED_TOKEN to a personal token, or store one with gpusched login (create one with gpusched token create --user EMAIL, or the dashboard's tokens page)")
 	}
-	c := apiclient.New(cmp.Or(getenv("GPUSCHED_SERVER"), stored.Server, "http://127.0.0.1:8080"), tok)
+	c := apiclient.New(cmp.Or(server, stored.Server, "http://127.0.0.1:8080"), tok)
 	c.UserAgent = "gpusched/" + cmd.Root().Version
 	return c, nil
 }
