@@ -43,6 +43,10 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 MpiDefault=none
 ReturnToService=2
+# A benchmark submits thousands of short jobs a minute: room for them, and
+# finished ones forgotten after 30 s (defaults: 10,000 and 300 s).
+MaxJobCount=200000
+MinJobAge=30
 GresTypes=gpu
 # 64 CPUs on paper so that 16 GPUs' jobs fit whatever this host has.
 SlurmdParameters=config_overrides
