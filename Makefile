@@ -16,11 +16,12 @@ export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-build: ## Build bin/gpusched
-	go build -ldflags "$(LDFLAGS)" -o bin/gpusched ./cmd/gpusched
+build: ## Build bin/gpusched (the CLI: client commands, static) and bin/gpusched-server (everything: serve, node, migrate, user, token, sim)
+	CGO_ENABLED=0 go build -ldflags "$(LDFLAGS)" -o bin/gpusched ./cmd/gpusched
+	go build -ldflags "$(LDFLAGS)" -o bin/gpusched-server ./cmd/gpusched-server
 
 run: build ## Build and start `gpusched serve --dev` (embedded PostgreSQL, simulated nodes); prints the URL
-	./bin/gpusched serve --dev
+	./bin/gpusched-server serve --dev
 
 test: lint check-generated ## go vet, generated code current, the whole suite with -race (needs PostgreSQL binaries and Chromium)
 	go test -race -count=1 $(GO_TEST_FLAGS) ./...
@@ -71,8 +72,9 @@ dist: ## Cross-compile gpusched-agent into dist/ (linux/amd64, linux/arm64, darw
 release: ## Versioned tarballs of gpusched (linux amd64/arm64) and gpusched-agent (linux/darwin amd64/arm64) in dist/release, SHA256SUMS, signed with GPUSCHED_SIGNING_KEY
 	VERSION=$(VERSION) COMMIT=$(COMMIT) ./release/build.sh
 
-release-bin: ## The release build of gpusched for this platform into bin/ (what the Dockerfile runs)
-	CGO_ENABLED=$${CGO_ENABLED:-1} go build -trimpath -ldflags "-s -w $(LDFLAGS)" -o bin/gpusched ./cmd/gpusched
+release-bin: ## The release build of gpusched (client, static) and gpusched-server for this platform into bin/ (what the Dockerfile runs)
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $(LDFLAGS)" -o bin/gpusched ./cmd/gpusched
+	CGO_ENABLED=$${CGO_ENABLED:-1} go build -trimpath -ldflags "-s -w $(LDFLAGS)" -o bin/gpusched-server ./cmd/gpusched-server
 
 check-deploy: ## Validate deploy/ (systemd units, Caddyfile, nginx, compose, Dockerfile, alert rules) with every validator installed
 	./deploy/check.sh

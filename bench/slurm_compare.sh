@@ -107,7 +107,7 @@ to_running() {
 	median <"$work/$name.run"
 }
 
-echo "gpusched $("$bin" version | cut -d' ' -f2) against $(sbatch --version) on $(nproc) CPUs"
+echo "gpusched $("$bin" version --short) against $(sbatch --version) on $(nproc) CPUs"
 gr=$(to_running gpusched); sr=$(to_running sbatch)
 read -r gw gc <<<"$(percall gpusched gs_submit --executor lease -- true)"
 read -r sw sc <<<"$(percall sbatch sb_submit --wrap true)"

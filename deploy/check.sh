@@ -30,7 +30,7 @@ check() {
 units() {
   mkdir -p "$tmp/units"
   for u in deploy/systemd/*.service; do
-    sed "s|^ExecStart=/usr/local/bin/gpusched|ExecStart=$(command -v true)|" "$u" > "$tmp/units/$(basename "$u")"
+    sed "s|^ExecStart=/usr/local/bin/gpusched\(-server\)\{0,1\}|ExecStart=$(command -v true)|" "$u" > "$tmp/units/$(basename "$u")"
   done
   out=$(systemd-analyze verify --man=no "$tmp"/units/*.service 2>&1)
   echo "$out"

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Builds a GPUScheduler release into OUT (default dist/release):
-#   gpusched-VERSION-linux-{amd64,arm64}.tar.gz        server, node agent and CLI
-#   gpusched-agent-VERSION-{linux,darwin}-{amd64,arm64}.tar.gz   the client agent
+#   gpusched-VERSION-linux-{amd64,arm64}.tar.gz        gpusched (the CLI) and
+#       gpusched-server (control plane, node agent, admin commands, simulator)
+#   gpusched-agent-VERSION-{linux,darwin}-{amd64,arm64}.tar.gz   the client
+#       agent, and the CLI gpusched for laptops
+# gpusched is the client alone (static, no cgo: starts in a few ms); its
+# server commands (serve, node, migrate, user, token, sim) run the
+# gpusched-server installed beside it.
 #   SHA256SUMS and, with GPUSCHED_SIGNING_KEY (an SSH private key file),
 #   SHA256SUMS.sig: `ssh-keygen -Y sign -n file`. release/verify.sh checks both.
-# gpusched reads GPUs through NVML, which needs cgo: linux/amd64 is built with
+# gpusched-server reads GPUs through NVML, which needs cgo: linux/amd64 is built with
 # the host's gcc (on amd64), linux/arm64 with aarch64-linux-gnu-gcc when it is
-# installed, otherwise without cgo (no NVML: `gpusched version` says so; such
+# installed, otherwise without cgo (no NVML: `gpusched-server version` says so; such
 # a build runs the control plane and --fake-gpus nodes only).
 # Environment: VERSION, COMMIT, BUILD_DATE (default from git), OUT,
 # RELEASE_PLATFORMS ("host" or a list like "linux/amd64 darwin/arm64": build
@@ -61,19 +66,20 @@ for p in $SERVER_PLATFORMS; do
   os=${p%/*} arch=${p#*/} name="gpusched-$VERSION-$os-$arch"
   mkdir -p "$stage/$name/deploy"
   cc=$(cgo_for "$p")
+  CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -ldflags "$LDFLAGS" -o "$stage/$name/gpusched" ./cmd/gpusched
   if [ -n "$cc" ]; then
-    echo "release: gpusched $p (cgo with $cc: NVML compiled in)"
-    CGO_ENABLED=1 CC=$cc GOOS=$os GOARCH=$arch go build -trimpath -ldflags "$LDFLAGS" -o "$stage/$name/gpusched" ./cmd/gpusched
-    floor=$(glibc_floor "$stage/$name/gpusched")
+    echo "release: gpusched-server $p (cgo with $cc: NVML compiled in)"
+    CGO_ENABLED=1 CC=$cc GOOS=$os GOARCH=$arch go build -trimpath -ldflags "$LDFLAGS" -o "$stage/$name/gpusched-server" ./cmd/gpusched-server
+    floor=$(glibc_floor "$stage/$name/gpusched-server")
     nvml="yes; needs glibc ${floor:-?} or newer"
   else
-    echo "release: gpusched $p (no C compiler for $p: built without cgo, NVML NOT compiled in)"
-    CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -ldflags "$LDFLAGS" -o "$stage/$name/gpusched" ./cmd/gpusched
+    echo "release: gpusched-server $p (no C compiler for $p: built without cgo, NVML NOT compiled in)"
+    CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -ldflags "$LDFLAGS" -o "$stage/$name/gpusched-server" ./cmd/gpusched-server
     nvml="no (static binary without cgo: control plane and --fake-gpus only)"
   fi
   cp README.md "$stage/$name/"
   cp -r deploy/systemd deploy/caddy deploy/nginx "$stage/$name/deploy/" 2>/dev/null || true
-  printf 'gpusched %s %s/%s\ncommit: %s\nbuilt: %s\nnvml: %s\n' "$VERSION" "$os" "$arch" "$COMMIT" "$BUILD_DATE" "$nvml" > "$stage/$name/BUILD"
+  printf 'gpusched %s %s/%s\ncommit: %s\nbuilt: %s\nbinaries: gpusched (CLI, static), gpusched-server (server, node agent, admin; the CLI runs it for those commands)\nnvml: %s\n' "$VERSION" "$os" "$arch" "$COMMIT" "$BUILD_DATE" "$nvml" > "$stage/$name/BUILD"
   pack "$name"
 done
 
@@ -83,6 +89,7 @@ for p in $AGENT_PLATFORMS; do
   echo "release: gpusched-agent $p"
   mkdir -p "$stage/$name"
   CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -ldflags "$LDFLAGS" -o "$stage/$name/gpusched-agent" ./cmd/gpusched-agent
+  CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -ldflags "$LDFLAGS" -o "$stage/$name/gpusched" ./cmd/gpusched
   if [ "$os" = darwin ]; then cp deploy/io.gpuscheduler.agent.plist "$stage/$name/"; else cp deploy/gpusched-agent.service "$stage/$name/"; fi
   pack "$name"
 done

@@ -2,174 +2,103 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/cookiejar"
-	"net/url"
-	"regexp"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
 )
 
-func TestMain(m *testing.M) { testdb.Main(m) }
-
-// gpusched runs the CLI with args and returns what it printed on stdout.
-func gpusched(t *testing.T, args ...string) (string, error) {
-	t.Helper()
-	cmd := newRootCmd()
-	var out bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(io.Discard)
-	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(context.Background())
-	return out.String(), err
-}
-
-// Scripts rely on these forms: user create prints the id, token create
-// prints only the token.
-func TestUserAndTokenCommands(t *testing.T) {
-	t.Setenv("DATABASE_URL", testdb.URL(t))
-	if out, err := gpusched(t, "user", "create", "--email", "Ana@Example.com", "--name", "Ana", "--role", "admin"); err != nil || strings.TrimSpace(out) != "1" {
-		t.Fatalf("user create: %q %v", out, err)
-	}
-	if _, err := gpusched(t, "user", "create", "--email", "ana@example.com"); err == nil {
-		t.Fatal("a second user with the same email was created")
-	}
-	if _, err := gpusched(t, "user", "create", "--email", "bo@example.com", "--role", "root"); err == nil {
-		t.Fatal("role root was accepted")
-	}
-	tok, err := gpusched(t, "token", "create", "--user", "ana@example.com", "--name", "ci")
-	if err != nil || !regexp.MustCompile(`^gsu_[a-z2-7]{8}_[a-z2-7]{52}\n$`).MatchString(tok) {
-		t.Fatalf("token create --user printed %q (%v), want only the token", tok, err)
-	}
-	nodeTok, err := gpusched(t, "token", "create", "--node", "gpu-node-1")
-	if err != nil || !strings.HasPrefix(nodeTok, "gsn_") || strings.Count(nodeTok, "\n") != 1 {
-		t.Fatalf("token create --node printed %q (%v)", nodeTok, err)
-	}
-	if _, err := gpusched(t, "token", "create", "--user", "nobody@example.com"); err == nil {
-		t.Fatal("a token for an unknown user was created")
-	}
-	list, err := gpusched(t, "token", "list")
-	if err != nil || !strings.Contains(list, "ana@example.com") || !strings.Contains(list, "gpu-node-1") || strings.Contains(list, strings.TrimSpace(tok)) {
-		t.Fatalf("token list: %q %v", list, err)
-	}
-	prefix := tok[:12]
-	if out, err := gpusched(t, "token", "revoke", prefix); err != nil || !strings.Contains(out, "revoked "+prefix) {
-		t.Fatalf("revoke: %q %v", out, err)
-	}
-	list, _ = gpusched(t, "token", "list")
-	if strings.Contains(list, prefix) {
-		t.Fatalf("revoked token still listed without --all: %s", list)
-	}
-	if out, err := gpusched(t, "user", "set-role", "--email", "ana@example.com", "--role", "member"); err != nil {
-		t.Fatalf("set-role: %q %v", out, err)
-	}
-	users, _ := gpusched(t, "user", "list")
-	if !strings.Contains(users, "member") {
-		t.Fatalf("user list after set-role: %s", users)
-	}
-}
-
-// serve wires everything together: migrations, River and its UI, the
-// listener, the simulated cluster, and a clean stop.
-func TestServeDevEndToEnd(t *testing.T) {
-	cfg, err := loadConfig(nil, envOf(map[string]string{
-		"DATABASE_URL": testdb.URL(t), "GPUSCHED_DEV": "true", "GPUSCHED_LISTEN": "127.0.0.1:0",
-		"GPUSCHED_DATA_DIR": t.TempDir(),
-	}))
+// The client starts fast because it links none of the server's packages:
+// Go runs every linked package's init at each start.
+func TestClientLinksNoServerPackages(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("go", "list", "-deps", ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("go list -deps: %v", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	urls := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- serve(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), func(u string) { urls <- u })
-	}()
-	var base string
-	select {
-	case base = <-urls:
-	case err := <-done:
-		t.Fatalf("serve stopped early: %v", err)
-	case <-time.After(60 * time.Second):
-		t.Fatal("serve did not start within 60s")
+	forbidden := []string{
+		"github.com/uptrace/bun", "github.com/riverqueue/", "riverqueue.com/", "github.com/jackc/pgx",
+		"github.com/labstack/echo", "github.com/prometheus/", "github.com/a-h/templ", "github.com/zitadel/",
+		"github.com/NVIDIA/go-nvml", "github.com/go-playground/validator",
+		"github.com/gpuscheduler/gpuscheduler/models", "github.com/gpuscheduler/gpuscheduler/web",
+		"github.com/gpuscheduler/gpuscheduler/jobs", "github.com/gpuscheduler/gpuscheduler/handlers",
+		"github.com/gpuscheduler/gpuscheduler/views", "github.com/gpuscheduler/gpuscheduler/internal/gpu",
 	}
-
-	browser := login(t, base, "lead@example.com")
-
-	// The simulated cluster registers itself: 16 GPUs on the page.
-	deadline := time.Now().Add(20 * time.Second)
-	for strings.Count(get(t, browser, base+"/fragments/cluster"), `data-testid="gpu-tile"`) != 16 {
-		if time.Now().After(deadline) {
-			t.Fatal("the simulated cluster did not show 16 GPUs within 20s")
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 || !strings.Contains(string(out), "github.com/gpuscheduler/gpuscheduler/internal/cli\n") {
+		t.Fatalf("go list -deps gave no dependency list: %q", out)
+	}
+	for _, d := range deps {
+		for _, f := range forbidden {
+			if d == strings.TrimSuffix(f, "/") || strings.HasPrefix(d, f) {
+				t.Errorf("cmd/gpusched links %s (a server package)", d)
+			}
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	// The first person to sign in is admin and may open the River UI.
-	if code := status(t, browser, base+"/admin/river/"); code != 200 {
-		t.Fatalf("River UI for an admin: %d", code)
-	}
-	// Later people are members, and may not.
-	member := login(t, base, "bo@example.com")
-	if code := status(t, member, base+"/admin/river/"); code != 403 {
-		t.Fatalf("River UI for a member: %d, want 403", code)
-	}
-	var ready map[string]any
-	if err := json.Unmarshal([]byte(get(t, browser, base+"/readyz")), &ready); err != nil || ready["status"] != "ready" {
-		t.Fatalf("readyz: %v %v", ready, err)
-	}
-
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve returned %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop within 30s of its context ending")
 	}
 }
 
-// login signs email in through the dev sign-in form.
-func login(t *testing.T, base, email string) *http.Client {
+// build compiles the package pkg to dir/name.
+func build(t *testing.T, dir, name, pkg string) string {
 	t.Helper()
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar, Timeout: 10 * time.Second}
-	csrf := regexp.MustCompile(`name="csrf-token" content="([^"]+)"`).FindStringSubmatch(get(t, c, base+"/login"))
-	if csrf == nil {
-		t.Fatalf("no csrf token on the sign-in page")
+	path := filepath.Join(dir, name)
+	if out, err := exec.Command("go", "build", "-o", path, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
 	}
-	resp, err := c.PostForm(base+"/auth/dev", url.Values{"email": {email}, "_csrf": {csrf[1]}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return c
+	return path
 }
 
-func get(t *testing.T, c *http.Client, u string) string {
+// run runs bin with args and PATH set to path; it returns stdout, stderr
+// and the exit status.
+func run(t *testing.T, path, bin string, args ...string) (string, string, int) {
 	t.Helper()
-	resp, err := c.Get(u)
-	if err != nil {
-		t.Fatal(err)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "PATH="+path)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("%s %v: %v", bin, args, err)
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return string(b)
+	return stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()
 }
 
-func status(t *testing.T, c *http.Client, u string) int {
-	t.Helper()
-	resp, err := c.Get(u)
-	if err != nil {
+// The server commands run gpusched-server: the one beside the client, else
+// the one on PATH; without one the error names what to install.
+func TestServerCommandsRunTheServerBinary(t *testing.T) {
+	t.Parallel()
+	clientDir, serverDir, empty := t.TempDir(), t.TempDir(), t.TempDir()
+	client := build(t, clientDir, "gpusched", ".")
+
+	stdout, stderr, code := run(t, empty, client, "sim", "--help")
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "gpusched sim: this command runs the server binary gpusched-server, which is not beside "+client+" or on PATH: install gpusched-server") {
+		t.Errorf("without gpusched-server: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	// The client commands need no server binary.
+	if stdout, _, code := run(t, empty, client, "version", "--short"); code != 0 || stdout != "dev\n" {
+		t.Errorf("gpusched version --short without gpusched-server: exit %d, %q", code, stdout)
+	}
+
+	build(t, serverDir, "gpusched-server", "../gpusched-server")
+	// On PATH: the flags only the server's sim command has reach it.
+	stdout, stderr, code = run(t, serverDir, client, "sim", "--help")
+	if code != 0 || !strings.Contains(stdout, "--trace") {
+		t.Errorf("gpusched sim --help with gpusched-server on PATH: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	// Beside the client (PATH empty), with the server's exit status.
+	if err := os.Rename(filepath.Join(serverDir, "gpusched-server"), filepath.Join(clientDir, "gpusched-server")); err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	return resp.StatusCode
+	stdout, stderr, code = run(t, empty, client, "sim", "--no-such-flag")
+	if code != 1 || !strings.Contains(stderr, "unknown flag: --no-such-flag") {
+		t.Errorf("gpusched sim --no-such-flag with gpusched-server beside: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	stdout, _, code = run(t, empty, client, "user", "--help")
+	if code != 0 || !strings.Contains(stdout, "gpusched user [command]") || !strings.Contains(stdout, "create") {
+		t.Errorf("gpusched user --help with gpusched-server beside: exit %d, stdout %q", code, stdout)
+	}
 }

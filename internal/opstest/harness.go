@@ -38,7 +38,9 @@ var (
 	binErr  error
 )
 
-// gpusched builds ./cmd/gpusched once and returns its path.
+// gpusched builds ./cmd/gpusched and ./cmd/gpusched-server side by side
+// once, as a release installs them, and returns the client's path: its
+// server commands run the gpusched-server beside it.
 func gpusched(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
@@ -51,9 +53,12 @@ func gpusched(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "gpusched")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/gpuscheduler/gpuscheduler/cmd/gpusched").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		for _, name := range []string{"gpusched", "gpusched-server"} {
+			out, err := exec.Command("go", "build", "-o", filepath.Join(dir, name), "github.com/gpuscheduler/gpuscheduler/cmd/"+name).CombinedOutput()
+			if err != nil {
+				binErr = fmt.Errorf("go build %s: %v\n%s", name, err, out)
+				return
+			}
 		}
 	})
 	if binErr != nil {

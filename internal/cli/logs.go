@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ func newLogsCmd() *cobra.Command {
 			if err != nil || id <= 0 {
 				return fmt.Errorf("job id %q is not a positive number", args[0])
 			}
-			c, err := apiClient(os.Getenv)
+			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/cli"
 	"github.com/gpuscheduler/gpuscheduler/internal/signin"
 )
 
@@ -16,7 +17,7 @@ import (
 // is on and the issuer is on loopback. Problems go to fail.
 func signInConfig(getenv func(string) string, dev bool, fail func(string, ...any)) ([]signin.ProviderConfig, signin.Policy) {
 	secret := func(name string) string {
-		v, err := secretOrValue(name, getenv)
+		v, err := cli.SecretOrValue(name, getenv)
 		if err != nil {
 			fail("%v", err)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/cli"
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
 	"github.com/gpuscheduler/gpuscheduler/internal/node"
 )
@@ -52,7 +53,7 @@ Reads the same flags and environment as gpusched node. Exits 1 when a check fail
 				return err
 			}
 			if node.Failed(checks) {
-				return exitCode(1)
+				return cli.ExitCode(1)
 			}
 			return nil
 		},
@@ -73,7 +74,7 @@ Reads the same flags and environment as gpusched node. Exits 1 when a check fail
 func (c *NodeConfig) doctorEnv(cmd *cobra.Command, userMap string) error {
 	c.Server = cmp.Or(c.Server, os.Getenv("GPUSCHED_SERVER"))
 	if c.Token == "" {
-		t, err := secretOrValue("GPUSCHED_NODE_TOKEN", os.Getenv)
+		t, err := cli.SecretOrValue("GPUSCHED_NODE_TOKEN", os.Getenv)
 		if err != nil {
 			return err
 		}

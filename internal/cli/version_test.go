@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -12,13 +12,13 @@ import (
 func TestVersionPrintsBuildFacts(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	root := newRootCmd()
+	root := NewRoot(testBuild)
 	root.SetOut(&buf)
 	root.SetArgs([]string{"version"})
 	if err := root.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"gpusched " + version, "commit: ", "built: ", "go: go1.", "nvml: "} {
+	for _, want := range []string{"gpusched v9.9.9-test\n", "commit: abc123\n", "built: 2026-01-02T03:04:05Z\n", "go: go1.", "\nextra: fact\n"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("version output %q lacks %q", buf.String(), want)
 		}
@@ -48,7 +48,7 @@ func TestHealthcheck(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(int(status.Load())) }))
 	defer srv.Close()
 	run := func() error {
-		root := newRootCmd()
+		root := NewRoot(testBuild)
 		root.SetOut(&bytes.Buffer{})
 		root.SetArgs([]string{"healthcheck", "--url", srv.URL + "/healthz"})
 		return root.Execute()

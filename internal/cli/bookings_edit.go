@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -60,7 +60,7 @@ func newBookingsEditCmd() *cobra.Command {
 				}
 				p.StartsAt = &t
 			}
-			c, err := apiClient(os.Getenv)
+			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
 				return err
 			}
@@ -128,7 +128,7 @@ func newBookingsEndCmd() *cobra.Command {
 		Short: "End active bookings now (done early): the GPUs are free at once and the next queued job starts",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := apiClient(os.Getenv)
+			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
 				return err
 			}

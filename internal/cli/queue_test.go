@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"regexp"
@@ -59,6 +59,24 @@ func TestSubmitQueueCancelCommands(t *testing.T) {
 	if _, err = gpusched(t, "cancel", "999999"); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Fatalf("cancel of a missing job: %v", err)
 	}
+
+	// A script that retries passes its own key and gets the job it queued
+	// the first time; calls without a key queue a job each.
+	keyed := func(args ...string) string {
+		t.Helper()
+		out, err := gpusched(t, append([]string{"submit", "-g", "1", "--executor", "lease"}, args...)...)
+		if err != nil {
+			t.Fatalf("submit %v: %v", args, err)
+		}
+		return strings.Fields(out)[1]
+	}
+	if first, again := keyed("--idempotency-key", "run-42"), keyed("--idempotency-key", "run-42"); first != again {
+		t.Errorf("the same key queued jobs %s and %s", first, again)
+	}
+	if a, b := keyed(), keyed(); a == b {
+		t.Errorf("two calls without a key gave one job %s", a)
+	}
+
 	t.Setenv("GPUSCHED_TOKEN", "")
 	if _, err = gpusched(t, "queue"); err == nil || !strings.Contains(err.Error(), "GPUSCHED_TOKEN") {
 		t.Fatalf("queue without a token: %v", err)

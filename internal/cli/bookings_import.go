@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -33,7 +33,7 @@ A row asks for gpus GPUs (of gpu_model, on node) or names them in gpu_ids
 			if o.TZ == "" {
 				o.TZ = localZoneName()
 			}
-			c, err := apiClient(os.Getenv)
+			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
 				return err
 			}

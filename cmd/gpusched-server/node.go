@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/cli"
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
 	"github.com/gpuscheduler/gpuscheduler/internal/node"
 )
@@ -71,7 +72,7 @@ the next agent on the same --state-dir follows them again.`,
 func (c *NodeConfig) fromEnv(cmd *cobra.Command, userMap string) error {
 	c.Server = cmp.Or(c.Server, os.Getenv("GPUSCHED_SERVER"))
 	if c.Token == "" {
-		t, err := secretOrValue("GPUSCHED_NODE_TOKEN", os.Getenv)
+		t, err := cli.SecretOrValue("GPUSCHED_NODE_TOKEN", os.Getenv)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -20,7 +20,7 @@ func newQueueCmd() *cobra.Command {
 		Short: "Show running and pending jobs, like squeue: place, reason, expected start",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := apiClient(os.Getenv)
+			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
 				return err
 			}
@@ -95,7 +95,7 @@ func newCancelCmd() *cobra.Command {
 		Short: "Cancel jobs (yours; admins: any)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := apiClient(os.Getenv)
+			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
 				return err
 			}

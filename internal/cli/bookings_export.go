@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -33,7 +33,7 @@ func newBookingsExportCmd() *cobra.Command {
 			if tz == "" {
 				tz = localZoneName()
 			}
-			c, err := apiClient(os.Getenv)
+			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -19,11 +19,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
-
-// exitCode is an error that ends gpusched with a given status.
-type exitCode int
-
-func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 // runOptions are `gpusched run`'s flags, sent to the local agent's /acquire.
 type runOptions struct {
@@ -105,7 +100,7 @@ func runOnLocalGPUs(cmd *cobra.Command, o runOptions, args []string) error {
 			st.clear()
 			if ctx.Err() != nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), "gpusched: request withdrawn")
-				return exitCode(130)
+				return ExitCode(130)
 			}
 			if strings.Contains(err.Error(), "connection refused") {
 				return fmt.Errorf("no node agent answers at %s (GPUSCHED_URL): start gpusched node on this host: %w", url, err)

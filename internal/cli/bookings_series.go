@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -64,7 +64,7 @@ func newBookingsSeriesCmd() *cobra.Command {
 			if req.TimeZone == "" {
 				req.TimeZone = localZoneName()
 			}
-			c, err := apiClient(os.Getenv)
+			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
 				return err
 			}
@@ -97,7 +97,7 @@ func newBookingsSeriesCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("%q is not a series id", args[0])
 			}
-			c, err := apiClient(os.Getenv)
+			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -69,7 +69,7 @@ func newBookCmd() *cobra.Command {
 			if len(req.GPUIDs) > 0 && !cmd.Flags().Changed("gpus") {
 				req.GPUCount = 0
 			}
-			c, err := apiClient(os.Getenv)
+			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
 				return err
 			}
@@ -103,7 +103,7 @@ func newBookingsCmd() *cobra.Command {
 			if days < 1 || days > 366 {
 				return fmt.Errorf("--days must be 1–366")
 			}
-			c, err := apiClient(os.Getenv)
+			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
 				return err
 			}
@@ -132,7 +132,7 @@ func newBookingsCmd() *cobra.Command {
 		Short: "Cancel bookings (yours; admins: any)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := apiClient(os.Getenv)
+			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
 				return err
 			}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/cli"
 	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/internal/signin"
 	"github.com/gpuscheduler/gpuscheduler/jobs"
@@ -122,7 +122,7 @@ func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 			}
 		}
 		for _, v := range vars {
-			if val, err := secretOrValue(v, getenv); err != nil {
+			if val, err := cli.SecretOrValue(v, getenv); err != nil {
 				fail("%v", err)
 			} else if val != "" {
 				return val
@@ -225,23 +225,6 @@ func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
 	return c, nil
-}
-
-// secretOrValue returns VAR, or the trimmed content of the file named by
-// VAR_FILE; setting both is an error.
-func secretOrValue(name string, getenv func(string) string) (string, error) {
-	val, file := getenv(name), getenv(name+"_FILE")
-	if file == "" {
-		return val, nil
-	}
-	if val != "" {
-		return "", fmt.Errorf("set %s or %s_FILE, not both", name, name)
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return "", fmt.Errorf("%s_FILE: %w", name, err)
-	}
-	return strings.TrimSpace(string(b)), nil
 }
 
 func splitList(s string) []string {

@@ -1,0 +1,28 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"testing"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
+)
+
+func TestMain(m *testing.M) { testdb.Main(m) }
+
+// testBuild is the build the tests' root command reports.
+var testBuild = Build{Version: "v9.9.9-test", Commit: "abc123", Date: "2026-01-02T03:04:05Z", Facts: []string{"extra: fact"}}
+
+// gpusched runs the client commands with args and returns what they printed
+// on stdout.
+func gpusched(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := NewRoot(testBuild)
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(io.Discard)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), err
+}
