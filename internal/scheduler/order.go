@@ -17,17 +17,6 @@ type sortKey struct {
 	i   int32
 }
 
-// compare orders sort keys: key, then submission time, then ID.
-func (a sortKey) compare(b sortKey) int {
-	switch {
-	case a.key != b.key:
-		return cmp.Compare(a.key, b.key)
-	case a.at != b.at:
-		return cmp.Compare(a.at, b.at)
-	}
-	return cmp.Compare(a.id, b.id)
-}
-
 // qjob is a pending job as the pass orders and places it.
 type qjob struct {
 	job   *Job
@@ -74,55 +63,48 @@ func (p *pass) queue(s *Snapshot) []*qjob {
 		}
 		qj := &backing[i]
 		qj.job, qj.f, qj.dur = j, p.filterFor(j.GPUModel, j.MinMemoryMiB, j.NodeID), int64(p.duration(j))
-		qj.score = p.score(j, qj.dur, fs)
+		waited := max(0, p.now.Sub(j.SubmittedAt)).Hours()
+		switch p.cfg.Policy {
+		case PolicyPriority:
+			qj.score = float64(j.Priority) + p.cfg.AgingPerHour*waited
+		case PolicyFairShare:
+			qj.score = fs(j)
+		case PolicySJF:
+			qj.score = -time.Duration(qj.dur).Hours()
+		case PolicyLAS, PolicyGittins:
+			qj.score = -p.lasKey(j)
+		default:
+			qj.score = waited
+		}
 		q = append(q, qj)
 	}
-	p.fs = fs
 	// Sort precomputed keys: the policy's key, then the submission time and ID.
 	keys := make([]sortKey, len(q))
 	for i, qj := range q {
-		keys[i] = p.sortKeyOf(qj.job, qj.dur, qj.score)
-		keys[i].i = int32(i)
+		k := &keys[i]
+		k.at, k.id, k.i = p.rel(qj.job.SubmittedAt), qj.job.ID, int32(i)
+		switch p.cfg.Policy {
+		case PolicyPriority, PolicyFairShare, PolicyLAS, PolicyGittins:
+			k.key = -qj.score
+		case PolicySJF:
+			k.key = float64(qj.dur)
+		}
+		if math.IsNaN(k.key) {
+			k.key = math.Inf(1)
+		}
 	}
-	slices.SortFunc(keys, sortKey.compare)
+	slices.SortFunc(keys, func(a, b sortKey) int {
+		switch {
+		case a.key != b.key:
+			return cmp.Compare(a.key, b.key)
+		case a.at != b.at:
+			return cmp.Compare(a.at, b.at)
+		}
+		return cmp.Compare(a.id, b.id)
+	})
 	sorted := make([]*qjob, len(q))
 	for i, k := range keys {
 		sorted[i] = q[k.i]
 	}
 	return p.zipper(sorted)
-}
-
-// score is a pending job's Explanation.Score under the policy (dur its
-// estimated run time in ns, fs the fair-share score or nil).
-func (p *pass) score(j *Job, dur int64, fs func(*Job) float64) float64 {
-	waited := max(0, p.now.Sub(j.SubmittedAt)).Hours()
-	switch p.cfg.Policy {
-	case PolicyPriority:
-		return float64(j.Priority) + p.cfg.AgingPerHour*waited
-	case PolicyFairShare:
-		if fs == nil {
-			return 0
-		}
-		return fs(j)
-	case PolicySJF:
-		return -time.Duration(dur).Hours()
-	case PolicyLAS, PolicyGittins:
-		return -p.lasKey(j)
-	}
-	return waited
-}
-
-// sortKeyOf is a pending job's sort key from its score (i left 0).
-func (p *pass) sortKeyOf(j *Job, dur int64, score float64) sortKey {
-	k := sortKey{at: p.rel(j.SubmittedAt), id: j.ID}
-	switch p.cfg.Policy {
-	case PolicyPriority, PolicyFairShare, PolicyLAS, PolicyGittins:
-		k.key = -score
-	case PolicySJF:
-		k.key = float64(dur)
-	}
-	if math.IsNaN(k.key) {
-		k.key = math.Inf(1)
-	}
-	return k
 }

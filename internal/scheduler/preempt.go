@@ -32,8 +32,7 @@ func (a *victimSet) cheaper(b *victimSet) bool {
 // preempt looks, for the head, for the least costly set of running jobs to
 // stop so that it can be placed: jobs that are Preemptible, of strictly
 // lower Priority than the head's, and have run at least MinRuntime (or
-// checkpointing jobs LAS has demoted, see demotable), and that would not
-// queue ahead of the head once stopped (queuesAhead). GPUs
+// checkpointing jobs LAS has demoted, see demotable). GPUs
 // count only when usable, matching and not kept from the head by a
 // booking. One node is tried first (every subset of up to 12 candidates on
 // it, greedy beyond); a multi-node head spans nodes only when no single
@@ -56,7 +55,7 @@ func (p *pass) preempt(qj *qjob, rq *request) ([]int32, []int32) {
 		r := &p.running[i]
 		byPrio := p.cfg.Preemption && r.job.Preemptible && r.job.Priority < j.Priority &&
 			p.now.Sub(r.job.StartedAt) >= time.Duration(p.cfg.MinRuntime)
-		if (!byPrio && !p.demotable(r.job, j)) || len(r.gpus) == 0 || p.queuesAhead(r.job, j) {
+		if (!byPrio && !p.demotable(r.job, j)) || len(r.gpus) == 0 {
 			continue
 		}
 		for _, gi := range r.gpus {

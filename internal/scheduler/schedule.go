@@ -41,7 +41,6 @@ type pass struct {
 	outs       []outcome
 
 	gittins map[gittinsKey]float64 // Gittins indices computed in this pass
-	fs      func(*Job) float64     // the fair-share score (fairshare policy), set by queue
 
 	cands    []cand
 	ncs      []nodeCands

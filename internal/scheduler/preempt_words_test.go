@@ -7,43 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestPreemptNotForVictimAhead: a higher-priority head does not stop a
-// job that, back in the queue, would be ordered before it (under las,
-// priority does not reorder: a job of the same level submitted earlier):
-// the victim would only be placed again on the GPUs it gave up while the
-// head waited on. It still stops one that would queue behind it.
-func TestPreemptNotForVictimAhead(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name    string
-		policy  string
-		running Job
-		want    []int64
-	}{
-		{"las: same level, submitted earlier", "las-backfill", run(100, 9, 20*time.Minute, time.Hour, ids(10), preemptible(), ago(2*time.Hour)), nil},
-		{"las: same level, submitted later", "las-backfill", run(100, 9, 20*time.Minute, time.Hour, ids(10), preemptible()), []int64{100}},
-		{"las: demoted to a later level", "las-backfill", run(100, 9, 2*time.Hour, time.Hour, ids(10), preemptible()), []int64{100}},
-		{"priority: lower priority", "priority-backfill", run(100, 9, 20*time.Minute, time.Hour, ids(10), preemptible()), []int64{100}},
-		{"priority: aged past the head", "priority-backfill", run(100, 9, 20*time.Minute, time.Hour, ids(10), preemptible(), ago(5*time.Hour)), nil},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			s := mk(1, 1)
-			s.Running = []Job{tc.running}
-			s.Pending = []Job{pend(1, 1, 1, prio(PriorityHigh))}
-			pl := Schedule(s, lasCfg(tc.policy))
-			var got []int64
-			for _, p := range pl.Preemptions {
-				got = append(got, p.JobID)
-			}
-			if d := cmp.Diff(tc.want, got); d != "" {
-				t.Errorf("preempted (-want +got):\n%s", d)
-			}
-		})
-	}
-}
-
 // TestPreemptedVictimQueuesBehindHead: the pass after a preemption, with
 // the victim back in the queue (its service kept) and its GPU free, starts
 // the head, not the victim.
