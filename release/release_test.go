@@ -56,14 +56,24 @@ func TestReleaseBuildSignVerify(t *testing.T) {
 	if runtime.GOOS == "linux" {
 		server := "gpusched-v9.9.9-test-" + plat
 		run(t, tmp, nil, "tar", "-xzf", filepath.Join(out, server+".tar.gz"))
-		got := run(t, tmp, nil, filepath.Join(tmp, server, "gpusched"), "version")
-		for _, want := range []string{"gpusched v9.9.9-test", "commit: ", "go: go1.", "nvml: "} {
-			if !strings.Contains(got, want) {
-				t.Errorf("gpusched version = %q, want it to contain %q", got, want)
+		// The CLI, and the server binary beside it (which the CLI's server
+		// commands run), both stamped; the server says whether NVML is in.
+		for bin, wants := range map[string][]string{
+			"gpusched":        {"gpusched v9.9.9-test", "commit: ", "go: go1."},
+			"gpusched-server": {"gpusched v9.9.9-test", "commit: ", "go: go1.", "nvml: "},
+		} {
+			got := run(t, tmp, nil, filepath.Join(tmp, server, bin), "version")
+			for _, want := range wants {
+				if !strings.Contains(got, want) {
+					t.Errorf("%s version = %q, want it to contain %q", bin, got, want)
+				}
+			}
+			if strings.Contains(got, "commit: unknown") || strings.Contains(got, "built: unknown") {
+				t.Errorf("%s version lacks build facts: %q", bin, got)
 			}
 		}
-		if strings.Contains(got, "commit: unknown") || strings.Contains(got, "built: unknown") {
-			t.Errorf("gpusched version lacks build facts: %q", got)
+		if got := run(t, tmp, nil, filepath.Join(tmp, server, "gpusched"), "sim", "--help"); !strings.Contains(got, "--trace") {
+			t.Errorf("gpusched sim --help did not reach gpusched-server: %q", got)
 		}
 	}
 
