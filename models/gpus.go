@@ -51,6 +51,12 @@ type GPU struct {
 	IdleSince *time.Time `bun:"idle_since" json:"idle_since,omitempty"`
 	CreatedAt time.Time  `bun:"created_at,notnull,default:now()" json:"created_at"`
 	UpdatedAt time.Time  `bun:"updated_at,notnull,default:now()" json:"updated_at"`
+	// The heartbeats since the last usage sample (SampleEvery), which the
+	// heartbeat alone writes.
+	SampleAt      *time.Time `bun:"sample_at,scanonly" json:"-"`
+	SampleBeats   int        `bun:"sample_beats,scanonly" json:"-"`
+	SampleUtilSum int        `bun:"sample_util_sum,scanonly" json:"-"`
+	SampleUtilMax int        `bun:"sample_util_max,scanonly" json:"-"`
 }
 
 // GPUInventory is what a node reports of one GPU when it registers.

@@ -13,13 +13,21 @@ import (
 	"github.com/uptrace/bun"
 )
 
+// SampleEvery is the usage history's raw resolution: a GPU's heartbeats
+// accumulate its utilization, and once a sample is this old the next beat
+// appends one holding the mean and the peak since the last (so idle
+// detection sees a burst between samples). Heartbeats come every few
+// seconds; a row per beat per GPU would be 44 million rows a day at 1,024
+// GPUs.
+const SampleEvery = 10 * time.Second
+
 // heartbeatSQL is a whole heartbeat in one statement (one round trip, its
 // own transaction when sent alone): lock the node and mark it up and seen,
 // store each reported GPU's telemetry (matched by UUID among the node's
-// own) with the moment an allocated GPU went idle, append the samples to
-// the usage history, and answer the node's previous status, the UUIDs it
-// knew and whether any GPU's availability changed. A node that never
-// registered is left alone.
+// own) with the moment an allocated GPU went idle, append a sample to the
+// usage history where one is due (SampleEvery), and answer the node's
+// previous status, the UUIDs it knew and whether any GPU's availability
+// changed. A node that never registered is left alone.
 const heartbeatSQL = `
 WITH n AS (
     SELECT id, status FROM nodes WHERE id = ? FOR UPDATE
@@ -31,6 +39,9 @@ WITH n AS (
         temperature_c int, power_w int, power_limit_w int, health text, health_reason text, processes jsonb)
 ), old AS (
     SELECT g.id, g.health, g.processes = '[]'::jsonb AS idle, g.idle_since,
+        g.sample_at, g.sample_beats, g.sample_util_sum, g.sample_util_max,
+        -- A sample is due when the last one is SampleEvery old (or in the future: the clock went back).
+        (g.sample_at IS NULL OR g.sample_at > ? OR g.sample_at <= ?) AS due,
         EXISTS (SELECT 1 FROM allocations a WHERE a.gpu_id = g.id AND a.released_at IS NULL) AS held
     FROM gpus g JOIN t ON t.uuid = g.uuid JOIN n ON n.id = g.node_id AND n.status <> 'new'
     WHERE g.present
@@ -39,14 +50,21 @@ WITH n AS (
         temperature_c = t.temperature_c, power_w = t.power_w, power_limit_w = t.power_limit_w,
         health = t.health, health_reason = t.health_reason, processes = t.processes, telemetry_at = ?,
         -- An allocated GPU below the idle threshold has been idle since it first was (gpu_idle.go).
-        idle_since = CASE WHEN t.utilization_pct <= ? AND old.held THEN coalesce(old.idle_since, ?) END
+        idle_since = CASE WHEN t.utilization_pct <= ? AND old.held THEN coalesce(old.idle_since, ?) END,
+        -- Utilization since the last sample accumulates until the next one is due.
+        sample_at = CASE WHEN old.due THEN ? ELSE old.sample_at END,
+        sample_beats = CASE WHEN old.due THEN 0 ELSE old.sample_beats + 1 END,
+        sample_util_sum = CASE WHEN old.due THEN 0 ELSE old.sample_util_sum + t.utilization_pct END,
+        sample_util_max = CASE WHEN old.due THEN 0 ELSE greatest(old.sample_util_max, t.utilization_pct) END
     FROM t, old
     WHERE g.id = old.id AND g.uuid = t.uuid
-    RETURNING g.id, g.uuid, g.node_id, t.utilization_pct, t.memory_used_mib, t.temperature_c, t.power_w,
+    RETURNING g.id, g.uuid, g.node_id, old.due, t.memory_used_mib, t.temperature_c, t.power_w,
+        round((old.sample_util_sum + t.utilization_pct)::numeric / (old.sample_beats + 1)) AS util_avg,
+        greatest(old.sample_util_max, t.utilization_pct) AS util_max,
         (old.health <> t.health OR old.idle <> (t.processes = '[]'::jsonb)) AS changed
 ), s AS (
-    INSERT INTO gpu_samples (at, gpu_id, node_id, utilization_pct, memory_used_mib, temperature_c, power_w)
-    SELECT ?, id, node_id, utilization_pct, memory_used_mib, temperature_c, power_w FROM g
+    INSERT INTO gpu_samples (at, gpu_id, node_id, utilization_pct, utilization_max, memory_used_mib, temperature_c, power_w)
+    SELECT ?, id, node_id, util_avg, util_max, memory_used_mib, temperature_c, power_w FROM g WHERE due
 )
 SELECT n.status, coalesce((SELECT json_agg(uuid) FROM g), '[]')::text,
     coalesce((SELECT bool_or(changed) FROM g), false)
@@ -105,7 +123,7 @@ func heartbeat(nodeID int64, samples []GPUTelemetry, now time.Time, scan func(q 
 		return res, fmt.Errorf("models: heartbeat of node %d: %w", nodeID, err)
 	}
 	var prev, seenJSON string
-	args := []any{nodeID, now, string(body), now, IdleUtilizationPct, now, now}
+	args := []any{nodeID, now, string(body), now, now.Add(-SampleEvery), now, IdleUtilizationPct, now, now, now}
 	if err := scan(heartbeatSQL, args, &prev, &seenJSON, &res.AvailabilityChanged); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			err = sql.ErrNoRows

@@ -16,7 +16,7 @@ const (
 
 // Retention says how long each resolution of the usage history is kept.
 type Retention struct {
-	Raw    time.Duration // gpu_samples at heartbeat resolution
+	Raw    time.Duration // gpu_samples, one per GPU every SampleEvery
 	Minute time.Duration // 1-minute roll-ups
 	Hour   time.Duration // 1-hour roll-ups and queue samples
 }
@@ -25,19 +25,6 @@ type Retention struct {
 // about 13 months: enough for the usage page's day, week and month ranges.
 func DefaultRetention() Retention {
 	return Retention{Raw: 48 * time.Hour, Minute: 35 * 24 * time.Hour, Hour: 400 * 24 * time.Hour}
-}
-
-// RecordSamples appends the telemetry the node's heartbeat just wrote (GPUs
-// whose telemetry_at is now) to gpu_samples, in one statement.
-func RecordSamples(ctx context.Context, db bun.IDB, nodeID int64, now time.Time) error {
-	_, err := db.ExecContext(ctx, `
-INSERT INTO gpu_samples (at, gpu_id, node_id, utilization_pct, memory_used_mib, temperature_c, power_w)
-SELECT telemetry_at, id, node_id, utilization_pct, memory_used_mib, temperature_c, power_w
-FROM gpus WHERE node_id = ? AND present AND telemetry_at = ?`, nodeID, now)
-	if err != nil {
-		return fmt.Errorf("models: telemetry samples of node %d: %w", nodeID, err)
-	}
-	return nil
 }
 
 // RollupResult counts what one roll-up run wrote and removed.
@@ -98,7 +85,7 @@ WITH since AS (
 )
 INSERT INTO gpu_rollups (resolution_s, bucket, gpu_id, node_id, samples, utilization_avg, utilization_max,
     memory_used_avg, temperature_max, power_avg)
-SELECT 60, date_trunc('minute', s.at), s.gpu_id, max(s.node_id), count(*), avg(s.utilization_pct), max(s.utilization_pct),
+SELECT 60, date_trunc('minute', s.at), s.gpu_id, max(s.node_id), count(*), avg(s.utilization_pct), max(coalesce(s.utilization_max, s.utilization_pct)),
     avg(s.memory_used_mib)::bigint, max(s.temperature_c), avg(s.power_w)
 FROM gpu_samples s, since
 WHERE s.at >= since.t AND s.at < ?

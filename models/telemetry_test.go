@@ -73,32 +73,67 @@ func count(t *testing.T, db *models.DB, query string) int {
 	return n
 }
 
-// A heartbeat's telemetry lands in gpu_samples, one row per GPU.
+// Heartbeats land in gpu_samples one per GPU every SampleEvery: the first
+// beat at once, then the mean and the peak of the beats since the last
+// sample, and at once again when the clock goes back.
 func TestRecordSamples(t *testing.T) {
 	t.Parallel()
 	db := testdb.New(t)
 	ctx := context.Background()
 	node, _ := testdb.Node(t, db, 2)
-	for i := range 3 {
-		now := t0.Add(time.Duration(i) * 5 * time.Second)
+	uuid := func(i int) string { return "GPU-" + node.Name[len("node-"):] + "-" + strconv.Itoa(i) }
+	beat := func(at time.Duration, util0, util1 int) {
+		t.Helper()
 		err := db.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
 			samples := []models.GPUTelemetry{
-				{UUID: "GPU-" + node.Name[len("node-"):] + "-0", UtilizationPct: 10 * i, Health: models.HealthOK},
-				{UUID: "GPU-" + node.Name[len("node-"):] + "-1", UtilizationPct: 20 * i, Health: models.HealthOK},
+				{UUID: uuid(0), UtilizationPct: util0, Health: models.HealthOK},
+				{UUID: uuid(1), UtilizationPct: util1, Health: models.HealthOK},
 			}
-			// The heartbeat appends its samples to the usage history itself.
-			_, err := models.RecordHeartbeat(ctx, tx, node.ID, samples, now)
+			_, err := models.RecordHeartbeat(ctx, tx, node.ID, samples, t0.Add(at))
 			return err
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	var got []int
-	if err := db.Bun.NewRaw(`SELECT utilization_pct FROM gpu_samples ORDER BY at, gpu_id`).Scan(ctx, &got); err != nil {
+	// Every 2 s for 20 s; GPU 0 has a burst at 6 s, GPU 1 is steady.
+	for i, u := range []int{0, 0, 0, 90, 0, 0, 0, 0, 0, 0, 0} {
+		beat(time.Duration(i)*2*time.Second, u, 40)
+	}
+	beat(13*time.Second, 50, 50) // the clock went back: a sample at once
+	type sample struct {
+		At   time.Duration
+		GPU  int
+		Mean int
+		Max  int
+	}
+	var rows []struct {
+		At   time.Time `bun:"at"`
+		UUID string    `bun:"uuid"`
+		Util int       `bun:"utilization_pct"`
+		Max  int       `bun:"utilization_max"`
+	}
+	if err := db.Bun.NewRaw(`SELECT s.at, g.uuid, s.utilization_pct, s.utilization_max
+FROM gpu_samples s JOIN gpus g ON g.id = s.gpu_id ORDER BY s.at, g.uuid`).Scan(ctx, &rows); err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff([]int{0, 0, 10, 20, 20, 40}, got); d != "" {
+	var got []sample
+	for _, r := range rows {
+		gpu := 0
+		if r.UUID == uuid(1) {
+			gpu = 1
+		}
+		got = append(got, sample{At: r.At.Sub(t0), GPU: gpu, Mean: r.Util, Max: r.Max})
+	}
+	want := []sample{
+		{0, 0, 0, 0}, {0, 1, 40, 40},
+		// 2, 4, 6, 8 and 10 s: GPU 0's mean is 90/5, its peak 90.
+		{10 * time.Second, 0, 18, 90}, {10 * time.Second, 1, 40, 40},
+		{20 * time.Second, 0, 0, 0}, {20 * time.Second, 1, 40, 40},
+	}
+	// The beat at 13 s sorts between; it holds that beat alone.
+	want = append(want[:4], append([]sample{{13 * time.Second, 0, 50, 50}, {13 * time.Second, 1, 50, 50}}, want[4:]...)...)
+	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("samples (-want +got):\n%s", d)
 	}
 }
