@@ -26,13 +26,21 @@ const kickStale = 5 * time.Second
 // arrives only once the change is committed, and a pass queued after it
 // sees it. Bursts coalesce without a timer: while a pass this kicker queued
 // has not reported done, further signals only mark the cluster dirty, and
-// one more pass is queued the moment it reports. A lone change costs one
-// pass at once; a thousand submissions cost a handful.
+// one more pass is queued when it reports. A lone change costs one pass at
+// once; a thousand submissions cost a handful.
+//
+// Under a storm of changes the next pass waits after the last one as long
+// as that one took (queued to done, at most a second), so passes take at
+// most half a core while scripts submit in bulk (a pass over 10,000 pending
+// jobs takes tens of milliseconds) and the submissions keep the rest.
 type Kicker struct {
 	Listener *models.Listener
 	River    *river.Client[pgx.Tx]
 	Logger   *slog.Logger
 }
+
+// stormGapMax bounds the wait between two passes of a storm.
+const stormGapMax = time.Second
 
 // kickTopics are the change signals that can let a job start.
 var kickTopics = []string{models.Topic(models.ChannelJobs), models.Topic(models.ChannelNodes),
@@ -46,6 +54,9 @@ func (k *Kicker) Run(ctx context.Context) {
 	dirty := ""
 	stale := time.NewTicker(kickStale)
 	defer stale.Stop()
+	gap := time.NewTimer(0)
+	<-gap.C
+	gapping := false // a pass is due when gap fires
 	kick := func(reason string) {
 		k.kick(ctx, reason)
 		inflight, dirty = time.Now(), ""
@@ -57,19 +68,29 @@ func (k *Kicker) Run(ctx context.Context) {
 		case e := <-events:
 			switch {
 			case e.Topic == models.Topic(models.ChannelScheduler) && e.Payload == PassDone:
-				inflight = time.Time{}
-				if dirty != "" {
-					kick(dirty)
+				if inflight.IsZero() {
+					continue // another replica's pass, or one given up on
 				}
-			case inflight.IsZero():
+				took := min(time.Since(inflight), stormGapMax)
+				inflight = time.Time{}
+				if dirty != "" && !gapping {
+					gap.Reset(took)
+					gapping = true
+				}
+			case inflight.IsZero() && !gapping:
 				kick(e.Topic)
 			default:
 				dirty = e.Topic
 			}
+		case <-gap.C:
+			gapping = false
+			if dirty != "" && inflight.IsZero() {
+				kick(dirty)
+			}
 		case <-stale.C:
 			if !inflight.IsZero() && time.Since(inflight) > kickStale {
 				inflight = time.Time{}
-				if dirty != "" {
+				if dirty != "" && !gapping {
 					kick(dirty)
 				}
 			}

@@ -108,6 +108,7 @@ type snapJob struct {
 	state   string
 	ex      scheduler.Explanation // a queued job's explanation
 	jobType string
+	dead    bool // no longer live: SnapshotCache drops it from its order
 }
 
 // live reports whether the job belongs in a snapshot: queued or holding GPUs.

@@ -1,7 +1,6 @@
 package models
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -41,7 +40,8 @@ type SnapshotCache struct {
 	passes  int64 // PassesTotal of this cache's last committed pass
 	builtAt time.Time
 	jobs    map[int64]*snapJob
-	order   []*snapJob // jobs in submission order; nil when it must be sorted again
+	order   []*snapJob // jobs in submission order, dead ones among them; nil when it must be sorted again
+	dead    int        // dead jobs in order
 
 	// Full and Delta count loads of each kind (tests, metrics).
 	Full, Delta int
@@ -89,7 +89,7 @@ func (c *SnapshotCache) loadJobs(ctx context.Context, db bun.IDB, s *scheduler.S
 	var q string
 	var args []any
 	if full {
-		c.jobs, c.order, c.builtAt = map[int64]*snapJob{}, nil, now
+		c.jobs, c.order, c.dead, c.builtAt = map[int64]*snapJob{}, nil, 0, now
 		q = `SELECT ` + snapshotJobColumns + ` FROM jobs j WHERE j.state IN ('queued', 'scheduled', 'allocating', 'running')`
 		c.Full++
 	} else {
@@ -109,12 +109,7 @@ WHERE j.sched_xid >= pg_snapshot_xmin(?::pg_snapshot) AND NOT pg_visible_in_snap
 		if err != nil {
 			return err
 		}
-		c.order = nil
-		if j.live() {
-			c.jobs[j.job.ID] = &j
-		} else {
-			delete(c.jobs, j.job.ID)
-		}
+		c.apply(j)
 	}
 	if err := r.Err(); err != nil {
 		return fmt.Errorf("models: snapshot jobs: %w", err)
@@ -123,23 +118,82 @@ WHERE j.sched_xid >= pg_snapshot_xmin(?::pg_snapshot) AND NOT pg_visible_in_snap
 	if err != nil {
 		return err
 	}
-	if c.order == nil {
-		c.order = make([]*snapJob, 0, len(c.jobs))
-		for _, j := range c.jobs {
-			c.order = append(c.order, j)
-		}
-		slices.SortFunc(c.order, func(a, b *snapJob) int {
-			if d := a.job.SubmittedAt.Compare(b.job.SubmittedAt); d != 0 {
-				return d
-			}
-			return cmp.Compare(a.job.ID, b.job.ID)
-		})
+	if c.order == nil || c.dead > len(c.order)/2 {
+		c.sortOrder()
+	}
+	if n := len(c.jobs) - len(held); n > 0 { // nil when none, as a fresh load
+		s.Pending = make([]scheduler.Job, 0, n)
+	}
+	if len(held) > 0 {
+		s.Running = make([]scheduler.Job, 0, len(held))
 	}
 	for _, j := range c.order {
-		addJob(s, prev, types, held, j)
+		if !j.dead {
+			addJob(s, prev, types, held, j)
+		}
 	}
 	c.seen, c.xmin, c.passes, c.valid = seen, xmin, passes, true
 	return nil
+}
+
+// apply folds one changed job row into the cache. The submission order is
+// kept without sorting it again: a new job is inserted at its place (near
+// the end as a rule), a job changed in place keeps its place, a job no
+// longer live is marked dead (and dropped at the next sort).
+func (c *SnapshotCache) apply(j snapJob) {
+	old := c.jobs[j.job.ID]
+	if old != nil && j.live() && old.job.SubmittedAt.Equal(j.job.SubmittedAt) {
+		*old = j
+		return
+	}
+	if old != nil { // gone, or moved in the queue: a new entry takes its place
+		old.dead = true
+		c.dead++
+		delete(c.jobs, j.job.ID)
+	}
+	if !j.live() {
+		return
+	}
+	p := &j
+	c.jobs[j.job.ID] = p
+	if c.order == nil {
+		if len(c.jobs) == 1 {
+			c.order = []*snapJob{p}
+		}
+		return
+	}
+	i, _ := slices.BinarySearchFunc(c.order, p, func(e, t *snapJob) int {
+		if submittedBefore(e, t) {
+			return -1
+		}
+		return 1
+	})
+	c.order = slices.Insert(c.order, i, p)
+}
+
+// sortOrder rebuilds the submission order from the live jobs.
+func (c *SnapshotCache) sortOrder() {
+	c.order = make([]*snapJob, 0, len(c.jobs))
+	for _, j := range c.jobs {
+		c.order = append(c.order, j)
+	}
+	slices.SortFunc(c.order, func(a, b *snapJob) int {
+		if submittedBefore(a, b) {
+			return -1
+		}
+		if submittedBefore(b, a) {
+			return 1
+		}
+		return 0
+	})
+	c.dead = 0
+}
+
+func submittedBefore(a, b *snapJob) bool {
+	if d := a.job.SubmittedAt.Compare(b.job.SubmittedAt); d != 0 {
+		return d < 0
+	}
+	return a.job.ID < b.job.ID
 }
 
 // Committed records that the pass which loaded last committed as pass

@@ -20,7 +20,7 @@ import (
 // ran a pass or a pass failed.
 func TestSnapshotCacheMatchesFreshLoad(t *testing.T) {
 	t.Parallel()
-	for seed := range uint64(3) {
+	for seed := range uint64(4) {
 		t.Run("", func(t *testing.T) {
 			t.Parallel()
 			checkSnapshotCache(t, seed)
@@ -50,7 +50,11 @@ func checkSnapshotCache(t *testing.T, seed uint64) {
 			switch op := rng.IntN(10); {
 			case op < 4 || len(jobs) == 0:
 				j := &models.Job{Name: "j", OwnerID: owners[rng.IntN(len(owners))].ID, GPUCount: 1 + rng.IntN(2), Executor: models.ExecutorLease}
-				if err := models.CreateJob(ctx, tx.PGX(), j, now); err != nil {
+				at := now
+				if rng.IntN(3) == 0 { // committed after jobs submitted later (concurrent submissions)
+					at = now.Add(-time.Duration(1+rng.IntN(20)) * time.Second)
+				}
+				if err := models.CreateJob(ctx, tx.PGX(), j, at); err != nil {
 					t.Fatal(err)
 				}
 				jobs = append(jobs, j.ID)
