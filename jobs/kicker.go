@@ -46,56 +46,103 @@ const stormGapMax = time.Second
 var kickTopics = []string{models.Topic(models.ChannelJobs), models.Topic(models.ChannelNodes),
 	models.Topic(models.ChannelBookings), models.Topic(models.ChannelScheduler)}
 
-// Run queues passes until ctx ends.
+// Run queues passes until ctx ends. The decisions are kickState's; Run
+// only feeds it the signals, the gap timer and the stale ticker, and acts.
 func (k *Kicker) Run(ctx context.Context) {
 	events, cancel := k.Listener.Subscribe(kickTopics...)
 	defer cancel()
-	var inflight time.Time // when the pass we are waiting for was queued; zero when none
-	dirty := ""
+	var st kickState
 	stale := time.NewTicker(kickStale)
 	defer stale.Stop()
 	gap := time.NewTimer(0)
 	<-gap.C
-	gapping := false // a pass is due when gap fires
-	kick := func(reason string) {
-		k.kick(ctx, reason)
-		inflight, dirty = time.Now(), ""
-	}
 	for {
+		var a kickAction
 		select {
 		case <-ctx.Done():
 			return
 		case e := <-events:
-			switch {
-			case e.Topic == models.Topic(models.ChannelScheduler) && e.Payload == PassDone:
-				if inflight.IsZero() {
-					continue // another replica's pass, or one given up on
-				}
-				took := min(time.Since(inflight), stormGapMax)
-				inflight = time.Time{}
-				if dirty != "" && !gapping {
-					gap.Reset(took)
-					gapping = true
-				}
-			case inflight.IsZero() && !gapping:
-				kick(e.Topic)
-			default:
-				dirty = e.Topic
-			}
+			a = st.event(e, time.Now())
 		case <-gap.C:
-			gapping = false
-			if dirty != "" && inflight.IsZero() {
-				kick(dirty)
-			}
+			a = st.gapFired()
 		case <-stale.C:
-			if !inflight.IsZero() && time.Since(inflight) > kickStale {
-				inflight = time.Time{}
-				if dirty != "" && !gapping {
-					kick(dirty)
-				}
-			}
+			a = st.staleTick(time.Now())
+		}
+		if a.Arm {
+			gap.Reset(a.Gap)
+		}
+		if a.Kick != "" {
+			k.kick(ctx, a.Kick)
+			st.kicked(time.Now())
 		}
 	}
+}
+
+// kickAction is what the kicker does after one input: queue a pass now,
+// arm the gap timer, or (the zero value) nothing.
+type kickAction struct {
+	// Kick is the reason of the pass to queue now; "" when none.
+	Kick string
+	// Arm says to arm the gap timer, for Gap.
+	Arm bool
+	// Gap is how long the gap timer waits when Arm.
+	Gap time.Duration
+}
+
+// kickState is the kicker's decision logic, apart from its clocks and its
+// queue so that it can be tested without either. Its zero value is a
+// kicker with no pass in flight, nothing dirty and no gap armed.
+type kickState struct {
+	inflight time.Time // when the pass we are waiting for was queued; zero when none
+	dirty    string    // the topic of the latest change no pass has seen yet; "" when none
+	gapping  bool      // the gap timer is armed: a pass is due when it fires
+}
+
+// event decides on a change signal or a pass's report, received at now.
+func (s *kickState) event(e models.Event, now time.Time) kickAction {
+	switch {
+	case e.Topic == models.Topic(models.ChannelScheduler) && e.Payload == PassDone:
+		if s.inflight.IsZero() {
+			return kickAction{} // another replica's pass, or one given up on
+		}
+		took := min(now.Sub(s.inflight), stormGapMax)
+		s.inflight = time.Time{}
+		if s.dirty != "" && !s.gapping {
+			s.gapping = true
+			return kickAction{Arm: true, Gap: took}
+		}
+	case s.inflight.IsZero() && !s.gapping:
+		return kickAction{Kick: e.Topic}
+	default:
+		s.dirty = e.Topic
+	}
+	return kickAction{}
+}
+
+// gapFired decides when the gap timer fires.
+func (s *kickState) gapFired() kickAction {
+	s.gapping = false
+	if s.dirty != "" && s.inflight.IsZero() {
+		return kickAction{Kick: s.dirty}
+	}
+	return kickAction{}
+}
+
+// staleTick decides on a tick of the stale ticker at now: a pass queued
+// over kickStale ago that has not reported is given up on.
+func (s *kickState) staleTick(now time.Time) kickAction {
+	if !s.inflight.IsZero() && now.Sub(s.inflight) > kickStale {
+		s.inflight = time.Time{}
+		if s.dirty != "" && !s.gapping {
+			return kickAction{Kick: s.dirty}
+		}
+	}
+	return kickAction{}
+}
+
+// kicked records that the pass an action asked for was queued at now.
+func (s *kickState) kicked(now time.Time) {
+	s.inflight, s.dirty = now, ""
 }
 
 func (k *Kicker) kick(ctx context.Context, reason string) {
