@@ -51,6 +51,11 @@ var kickTopics = []string{models.Topic(models.ChannelJobs), models.Topic(models.
 func (k *Kicker) Run(ctx context.Context) {
 	events, cancel := k.Listener.Subscribe(kickTopics...)
 	defer cancel()
+	k.loop(ctx, events)
+}
+
+// loop is Run once subscribed to events.
+func (k *Kicker) loop(ctx context.Context, events <-chan models.Event) {
 	var st kickState
 	stale := time.NewTicker(kickStale)
 	defer stale.Stop()
