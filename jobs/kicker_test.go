@@ -1,0 +1,235 @@
+package jobs
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// kickInput is one thing the kicker's loop feeds kickState: a signal on a
+// topic (done: the pass-done report), the gap timer firing, or a stale tick.
+type kickInput struct {
+	at    time.Duration // since the start of the case
+	topic string        // a signal on this topic
+	done  bool          // the scheduler channel's PassDone
+	gap   bool          // the gap timer fires
+	stale bool          // the stale ticker ticks
+}
+
+// TestKickState plays each case's inputs through kickState as Run does
+// (an action's Kick is recorded as queued at the same instant) and
+// compares the actions taken.
+func TestKickState(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	none := kickAction{}
+	kick := func(reason string) kickAction { return kickAction{Kick: reason} }
+	arm := func(d time.Duration) kickAction { return kickAction{Arm: true, Gap: d} }
+	jobs, nodes, bookings := "jobs", "nodes", "bookings"
+	type step struct {
+		in   kickInput
+		want kickAction
+	}
+	for name, steps := range map[string][]step{
+		"a lone change queues a pass at once": {
+			{kickInput{topic: jobs}, kick(jobs)},
+		},
+		"changes while a pass is in flight only mark the cluster dirty": {
+			{kickInput{topic: jobs}, kick(jobs)},
+			{kickInput{at: 10 * ms, topic: nodes}, none},
+			{kickInput{at: 20 * ms, topic: bookings}, none},
+		},
+		"done after a storm waits as long as the pass took, then queues the latest change": {
+			{kickInput{topic: jobs}, kick(jobs)},
+			{kickInput{at: 10 * ms, topic: jobs}, none},
+			{kickInput{at: 20 * ms, topic: nodes}, none},
+			{kickInput{at: 300 * ms, done: true}, arm(300 * ms)},
+			{kickInput{at: 600 * ms, gap: true}, kick(nodes)},
+		},
+		"the gap is at most stormGapMax": {
+			{kickInput{topic: jobs}, kick(jobs)},
+			{kickInput{at: 10 * ms, topic: jobs}, none},
+			{kickInput{at: 3 * time.Second, done: true}, arm(stormGapMax)},
+		},
+		"changes during the gap wait for it": {
+			{kickInput{topic: jobs}, kick(jobs)},
+			{kickInput{at: 10 * ms, topic: jobs}, none},
+			{kickInput{at: 100 * ms, done: true}, arm(100 * ms)},
+			{kickInput{at: 150 * ms, topic: bookings}, none},
+			{kickInput{at: 200 * ms, gap: true}, kick(bookings)},
+		},
+		"done with nothing dirty queues nothing, and the next change goes at once": {
+			{kickInput{topic: jobs}, kick(jobs)},
+			{kickInput{at: 100 * ms, done: true}, none},
+			{kickInput{at: 110 * ms, topic: nodes}, kick(nodes)},
+		},
+		"done from a pass this kicker did not queue queues nothing": {
+			{kickInput{done: true}, none},
+			{kickInput{at: 10 * ms, topic: jobs}, kick(jobs)},
+			{kickInput{at: 20 * ms, done: true}, none},
+			{kickInput{at: 30 * ms, done: true}, none},
+		},
+		"another payload on the scheduler channel is a change": {
+			{kickInput{topic: models.Topic(models.ChannelScheduler)}, kick("scheduler")},
+		},
+		"a pass silent over kickStale is given up on and the dirty change queued": {
+			{kickInput{topic: jobs}, kick(jobs)},
+			{kickInput{at: time.Second, topic: nodes}, none},
+			{kickInput{at: kickStale, stale: true}, none},
+			{kickInput{at: 2 * kickStale, stale: true}, kick(nodes)},
+		},
+		"a stale pass with nothing dirty is forgotten; the next change goes at once": {
+			{kickInput{topic: jobs}, kick(jobs)},
+			{kickInput{at: kickStale + ms, stale: true}, none},
+			{kickInput{at: kickStale + 2*ms, topic: jobs}, kick(jobs)},
+		},
+		"a stale tick with no pass in flight does nothing": {
+			{kickInput{at: kickStale, stale: true}, none},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			start := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+			var st kickState
+			var got, want []kickAction
+			for _, s := range steps {
+				now := start.Add(s.in.at)
+				var a kickAction
+				switch {
+				case s.in.done:
+					a = st.event(models.Event{Topic: models.Topic(models.ChannelScheduler), Payload: PassDone}, now)
+				case s.in.gap:
+					a = st.gapFired()
+				case s.in.stale:
+					a = st.staleTick(now)
+				default:
+					a = st.event(models.Event{Topic: s.in.topic, Payload: "1"}, now)
+				}
+				if a.Kick != "" {
+					st.kicked(now)
+				}
+				got, want = append(got, a), append(want, s.want)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("actions (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestKickerQueuesPasses runs a Kicker's loop over a real Listener and an
+// unstarted River client (no worker runs a pass, and no periodic pass is
+// queued): the test itself plays the passes' PassDone reports.
+func TestKickerQueuesPasses(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	logger := slog.New(slog.DiscardHandler)
+	client, err := NewClient(&Deps{DB: db, Logger: logger, Now: time.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listener := models.NewListener(db.Pool, logger)
+	go listener.Run(ctx)
+	waitListening(t, db, listener)
+	events, cancel := listener.Subscribe(kickTopics...) // as Run does, but before the first NOTIFY
+	defer cancel()
+	go (&Kicker{Listener: listener, River: client, Logger: logger}).loop(ctx, events)
+	notify := func(channel, payload string) {
+		t.Helper()
+		if err := models.Notify(ctx, db.Bun, channel, payload); err != nil {
+			t.Fatal(err)
+		}
+	}
+	passes := func() []string { t.Helper(); return queuedPasses(t, db) }
+	awaitPasses := func(n int) time.Time {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); len(passes()) < n; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("passes %q after 10s, want %d", passes(), n)
+			}
+		}
+		return time.Now()
+	}
+
+	// A pass another replica ran reports done: nothing to queue. Then a
+	// lone change queues one pass, for that change.
+	notify(models.ChannelScheduler, PassDone)
+	notify(models.ChannelJobs, "1")
+	queued := awaitPasses(1)
+
+	// A storm while that pass is in flight queues nothing more.
+	notify(models.ChannelJobs, "2")
+	notify(models.ChannelBookings, "3")
+	notify(models.ChannelNodes, "4")
+	time.Sleep(500 * time.Millisecond)
+	if d := cmp.Diff([]string{"jobs"}, passes()); d != "" {
+		t.Fatalf("passes while one is in flight (-want +got):\n%s", d)
+	}
+
+	// It reports done after at least 500 ms: one more pass, for the latest
+	// change, but only after a gap about as long as the pass took.
+	done := time.Now()
+	took := done.Sub(queued)
+	notify(models.ChannelScheduler, PassDone)
+	next := awaitPasses(2)
+	if gap := next.Sub(done); gap < took/2 {
+		t.Errorf("the next pass was queued %v after the last reported done, want at least half of the %v it took", gap, took)
+	}
+
+	// That pass reports done with nothing changed since, then a stray
+	// report: nothing is queued. A lone change still goes at once.
+	notify(models.ChannelScheduler, PassDone)
+	notify(models.ChannelScheduler, PassDone)
+	time.Sleep(300 * time.Millisecond)
+	notify(models.ChannelJobs, "5")
+	awaitPasses(3)
+	time.Sleep(200 * time.Millisecond)
+	if d := cmp.Diff([]string{"jobs", "nodes", "jobs"}, passes()); d != "" {
+		t.Errorf("passes queued (-want +got):\n%s", d)
+	}
+}
+
+// waitListening returns once l delivers notifications: NOTIFY sent before
+// its LISTEN are lost. It probes on the gpus channel, which the kicker
+// does not follow.
+func waitListening(t *testing.T, db *models.DB, l *models.Listener) {
+	t.Helper()
+	probe, cancel := l.Subscribe(models.Topic(models.ChannelGPUs))
+	defer cancel()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		if err := models.Notify(context.Background(), db.Bun, models.ChannelGPUs, "probe"); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-probe:
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	t.Fatal("the listener delivered nothing within 10s")
+}
+
+// queuedPasses returns the reasons of the queued scheduling passes, oldest
+// first.
+func queuedPasses(t *testing.T, db *models.DB) []string {
+	t.Helper()
+	rows, err := db.Pool.Query(context.Background(),
+		`SELECT args->>'reason' FROM river_job WHERE kind = $1 ORDER BY id`, SchedulePassArgs{}.Kind())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reasons
+}
