@@ -142,6 +142,10 @@ func (p *pass) lasKey(j *Job) float64 {
 	return float64(lvl)
 }
 
+// lasSpan is more than any lasKey: Priority × lasSpan puts priority
+// classes before levels.
+func (p *pass) lasSpan() float64 { return float64(len(p.cfg.LAS.Thresholds) + 2) }
+
 // Preempts says whether a pass under c may preempt at all: Preemption, or
 // checkpoint preemption under an attained-service policy.
 func (c Config) Preempts() bool {
@@ -168,10 +172,11 @@ func (p *pass) lostCapped(extra float64) bool {
 
 // demotable says whether a running job may be stopped for the pending
 // head by LAS demotion: it checkpoints, has run at least the cooldown since
-// its last start, and is in a later level than the head (whatever the
-// priorities: it keeps its progress and its place in its level).
+// its last start, is of no higher priority than the head (a higher class
+// would sort ahead of the head again and take its GPUs back) and is in a
+// later level than the head.
 func (p *pass) demotable(r *Job, head *Job) bool {
-	if !p.cfg.isLAS() || !p.cfg.LAS.CheckpointPreemption || !r.Checkpoint ||
+	if !p.cfg.isLAS() || !p.cfg.LAS.CheckpointPreemption || !r.Checkpoint || r.Priority > head.Priority ||
 		p.now.Sub(r.StartedAt) < time.Duration(p.cfg.LAS.PreemptCooldown) {
 		return false
 	}

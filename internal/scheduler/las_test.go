@@ -23,8 +23,8 @@ func lasCfg(name string, opts ...func(*Config)) Config {
 // checkpoint marks a job as checkpointing.
 func checkpoint() jobOpt { return func(j *Job) { j.Checkpoint = true } }
 
-// TestLASOrder: fresh jobs first, then by level; FIFO within a level;
-// priority does not reorder.
+// TestLASOrder: priority classes first, then fresh jobs before those that
+// have had more, by level; FIFO within a level.
 func TestLASOrder(t *testing.T) {
 	t.Parallel()
 	s := mk(1, 1)
@@ -37,10 +37,10 @@ func TestLASOrder(t *testing.T) {
 		pend(5, 5, 1, attained(0.5)),          // level 1
 	}
 	pl := Schedule(s, lasCfg("las-backfill", func(c *Config) { c.LAS.StarvationLimit = 0 }))
-	if d := cmp.Diff([]int64{3, 4, 5, 2, 1}, queueOf(pl)); d != "" {
+	if d := cmp.Diff([]int64{4, 5, 2, 1, 3}, queueOf(pl)); d != "" {
 		t.Errorf("queue (-want +got):\n%s", d)
 	}
-	got := whyOf(pl)[2].Standing
+	got := whyOf(pl)[2].Standing // job 2, third
 	if want := "queue 2 of 4: has had 2.0 GPU-h"; got != want {
 		t.Errorf("standing %q, want %q", got, want)
 	}
@@ -77,8 +77,12 @@ func TestLASDemotion(t *testing.T) {
 		lost    PreemptionLoss
 		want    []Preemption
 	}{
-		{"demoted checkpointing job", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint(), prio(PriorityHigh)), PreemptionLoss{}, []Preemption{{
+		{"demoted checkpointing job", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint()), PreemptionLoss{}, []Preemption{{
 			JobID: 100, ForJobID: 1, Reason: "preempted for job 1, which needs 1 GPU: checkpointed and demoted to queue 2 of 4 (has had 2.0 GPU-h)"}}},
+		{"demoted, lower priority than the head", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint(), prio(PriorityLow)), PreemptionLoss{}, []Preemption{{
+			JobID: 100, ForJobID: 1, Reason: "preempted for job 1, which needs 1 GPU: checkpointed and demoted to queue 2 of 4 (has had 2.0 GPU-h)"}}},
+		// It would sort ahead of the head again and take its GPUs back.
+		{"demoted, higher priority than the head", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint(), prio(PriorityHigh)), PreemptionLoss{}, nil},
 		{"does not checkpoint", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10)), PreemptionLoss{}, nil},
 		{"within the cooldown", run(100, 9, 20*time.Minute, 10*time.Hour, ids(10), checkpoint(), attained(5)), PreemptionLoss{}, nil},
 		{"same level", run(100, 9, 40*time.Minute, 10*time.Hour, ids(10), checkpoint()), PreemptionLoss{}, nil},

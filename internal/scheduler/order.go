@@ -33,8 +33,8 @@ type qjob struct {
 //   - fairshare: the multifactor score of fairshare.go, higher first.
 //   - sjf: estimated duration (else DefaultDuration), shorter first.
 //     Score: minus the estimate in hours.
-//   - las, gittins: promoted jobs first, then LAS level (las.go);
-//     priority does not reorder. Score: minus that key.
+//   - las, gittins: promoted jobs first, then Priority, then LAS level
+//     (las.go). Score: Priority × (levels + 1) minus that key.
 //
 // Ties always fall back to SubmittedAt, then ID; no order depends on the
 // order of the snapshot's slices. A pending job whose ID is also running,
@@ -72,7 +72,10 @@ func (p *pass) queue(s *Snapshot) []*qjob {
 		case PolicySJF:
 			qj.score = -time.Duration(qj.dur).Hours()
 		case PolicyLAS, PolicyGittins:
-			qj.score = -p.lasKey(j)
+			// Priority classes first: a job of a higher class never waits
+			// behind a lower one for attained service (it would only take
+			// the GPUs back by preemption once the other had started).
+			qj.score = float64(j.Priority)*p.lasSpan() - p.lasKey(j)
 		default:
 			qj.score = waited
 		}
