@@ -49,6 +49,10 @@ func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
 	return &DB{Pool: pool, bunPool: bunPool, Bun: bun.NewDB(stdlib.OpenDBFromPool(bunPool), pgdialect.New())}, nil
 }
 
+// DefaultMaxConns is the server's connection pool size (per pool) unless
+// GPUSCHED_DB_MAX_CONNS says otherwise; benchmarks use it too.
+const DefaultMaxConns = 20
+
 func newPool(ctx context.Context, url string, maxConns int32, mode pgx.QueryExecMode) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {

@@ -80,10 +80,11 @@ func paced(b *testing.B, submit func() error, rate int, d time.Duration) []time.
 // one submission; then, in the same run, pgbench's one-row INSERT at 16
 // clients on the same database (the Go equivalent where pgbench is
 // missing) and the ratio; then a steady 200 submissions/s for 5 s and its
-// p99.
+// p99. The server's pools have the size `gpusched serve` gives them
+// (models.DefaultMaxConns), not the tests' smaller ones.
 // Run: go test ./web -run '^$' -bench BenchmarkSubmitScheduling -benchtime 10000x
 func BenchmarkSubmitScheduling(b *testing.B) {
-	s := testserver.New(b)
+	s := testserver.NewWith(b, testserver.Options{DBMaxConns: models.DefaultMaxConns}) // pools as the server's
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var agents sync.WaitGroup

@@ -175,7 +175,7 @@ func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 	if dev && getenv("GPUSCHED_HEARTBEAT_INTERVAL") == "" {
 		c.HeartbeatInterval = 2 * time.Second // a livelier simulated cluster
 	}
-	maxConns := str("", "20", "GPUSCHED_DB_MAX_CONNS")
+	maxConns := str("", strconv.Itoa(models.DefaultMaxConns), "GPUSCHED_DB_MAX_CONNS")
 	if c.DBMaxConns, err = strconv.Atoi(maxConns); err != nil || c.DBMaxConns < 2 {
 		fail("GPUSCHED_DB_MAX_CONNS=%q must be a number ≥ 2", maxConns)
 	}

@@ -163,10 +163,15 @@ func EmptyURL(t testing.TB) string {
 	return pgtestdb.Custom(t, conf, pgtestdb.NoopMigrator{}).URL()
 }
 
-// New returns an open handle on a new, migrated database for t.
-func New(t testing.TB) *models.DB {
+// New returns an open handle on a new, migrated database for t, with
+// pools of 10 connections (many tests run side by side).
+func New(t testing.TB) *models.DB { t.Helper(); return NewConns(t, 10) }
+
+// NewConns is New with pools of maxConns connections (benchmarks: the
+// server's models.DefaultMaxConns).
+func NewConns(t testing.TB, maxConns int32) *models.DB {
 	t.Helper()
-	db, err := models.Open(context.Background(), URL(t), 10)
+	db, err := models.Open(context.Background(), URL(t), maxConns)
 	if err != nil {
 		t.Fatalf("testdb: open: %v", err)
 	}

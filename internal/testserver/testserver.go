@@ -59,6 +59,9 @@ type Options struct {
 	// Setup runs on the background work's dependencies before anything
 	// starts (to register more executors).
 	Setup func(*jobs.Deps)
+	// DBMaxConns sizes the database pools; zero: 10, as for tests
+	// (benchmarks ask for the server's models.DefaultMaxConns).
+	DBMaxConns int32
 }
 
 // NewWith starts a server like New, with o.
@@ -70,7 +73,10 @@ func NewWith(t testing.TB, o Options) *Server {
 	if o.SignInAccountRate.Every == 0 {
 		o.SignInAccountRate = web.RateLimit{Every: time.Millisecond, Burst: 10000}
 	}
-	db := testdb.New(t)
+	if o.DBMaxConns == 0 {
+		o.DBMaxConns = 10
+	}
+	db := testdb.NewConns(t, o.DBMaxConns)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
