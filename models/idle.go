@@ -53,13 +53,15 @@ SELECT l.job_id, u.email AS owner, coalesce(t.name, '') AS team, l.since,
         AND coalesce(s.utilization_max, s.utilization_pct) > ?),
         (SELECT max(g.telemetry_at) FROM gpus g WHERE g.id = ANY (l.gpus) AND g.sample_beats > 0
         AND g.sample_util_max > ? AND g.telemetry_at >= greatest(l.since, ?))) AS last_active,
-    (SELECT max(s.at) FROM gpu_samples s WHERE s.gpu_id = ANY (l.gpus) AND s.at >= greatest(l.since, ?)) AS last_sample,
+    -- The latest telemetry: a sample, or a beat not yet folded into one.
+    greatest((SELECT max(s.at) FROM gpu_samples s WHERE s.gpu_id = ANY (l.gpus) AND s.at >= greatest(l.since, ?)),
+        (SELECT max(g.telemetry_at) FROM gpus g WHERE g.id = ANY (l.gpus) AND g.telemetry_at >= greatest(l.since, ?))) AS last_sample,
     coalesce(ji.idle_ok, false) AS idle_ok, ji.warned_at,
     EXISTS (SELECT 1 FROM bookings b WHERE b.user_id = j.owner_id AND b.kind = 'booking' AND b.canceled_at IS NULL
         AND b.starts_at <= ? AND b.ends_at > ?) AS in_booking
 FROM live l JOIN jobs j ON j.id = l.job_id JOIN users u ON u.id = j.owner_id
 LEFT JOIN teams t ON t.id = j.team_id LEFT JOIN job_idle ji ON ji.job_id = l.job_id
-ORDER BY l.job_id`, from, threshold, threshold, from, from, now, now).Scan(ctx, &rows)
+ORDER BY l.job_id`, from, threshold, threshold, from, from, from, now, now).Scan(ctx, &rows)
 	if err != nil {
 		return nil, fmt.Errorf("models: idle allocations: %w", err)
 	}

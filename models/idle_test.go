@@ -27,17 +27,24 @@ func TestIdleAllocationsSeeBurstsBetweenSamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	uuid := "GPU-" + node.Name[len("node-"):] + "-0"
+	// lastActive also checks that the latest telemetry is the latest beat,
+	// sample or not (telemetry older than the activity would not count).
+	lastBeat := time.Duration(0)
 	beat := func(at time.Duration, util int) {
 		t.Helper()
 		if _, err := models.RecordHeartbeat(ctx, db.Bun, node.ID, []models.GPUTelemetry{{UUID: uuid, UtilizationPct: util, Health: models.HealthOK}}, t0.Add(at)); err != nil {
 			t.Fatal(err)
 		}
+		lastBeat = at
 	}
 	lastActive := func(now time.Duration) time.Duration {
 		t.Helper()
 		allocs, err := models.IdleAllocations(ctx, db.Bun, 5, time.Hour, t0.Add(now))
 		if err != nil || len(allocs) != 1 {
 			t.Fatalf("idle allocations: %+v (%v)", allocs, err)
+		}
+		if got := allocs[0].LastSample.Sub(t0); got != lastBeat {
+			t.Errorf("at %v: latest telemetry %v, want the last beat's %v", now, got, lastBeat)
 		}
 		if allocs[0].LastActive.IsZero() {
 			return -1

@@ -93,7 +93,7 @@ type Config struct {
 	DefaultExecutor string
 
 	// Usage history retention: Retention.Raw is GPUSCHED_TELEMETRY_RAW_RETENTION
-	// (telemetry at heartbeat resolution, default 48h), Retention.Minute
+	// (telemetry every 10 s: mean and peak of the heartbeats, default 48h), Retention.Minute
 	// GPUSCHED_TELEMETRY_MINUTE_RETENTION (1-minute roll-ups, default 840h = 35
 	// days), Retention.Hour GPUSCHED_TELEMETRY_HOUR_RETENTION (1-hour roll-ups
 	// and queue samples, default 9600h = 400 days).
