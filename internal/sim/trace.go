@@ -18,12 +18,12 @@ const (
 )
 
 // Formats lists the trace formats, for help texts.
-var Formats = []string{FormatAlibaba, FormatTiresias, FormatCSV, FormatPhilly}
+var Formats = []string{FormatAlibaba, FormatTiresias, FormatCSV, FormatPhilly, FormatPhillyCSV}
 
 // ReadOptions are the reader settings that traces without a user column need.
 type ReadOptions struct {
 	// Users is how many users the jobs are spread over when the trace has
-	// no user column (Alibaba, Tiresias); at least 1.
+	// no user column (Alibaba, Tiresias, Philly's per-job CSV); at least 1.
 	Users int
 	// Seed salts the hash that assigns jobs to users.
 	Seed uint64
@@ -55,6 +55,8 @@ func ReadTrace(path, format string, opt ReadOptions) (*Trace, error) {
 		return ReadCSV(br, path)
 	case FormatPhilly:
 		return ReadPhilly(br, path)
+	case FormatPhillyCSV:
+		return ReadPhillyCSV(br, path, opt)
 	}
 	return nil, fmt.Errorf("trace format %q is not one of %s", format, strings.Join(Formats, ", "))
 }
@@ -69,6 +71,8 @@ func detectFormat(br *bufio.Reader, path string) (string, error) {
 	switch {
 	case strings.HasPrefix(strings.TrimSpace(string(head)), "["):
 		return FormatPhilly, nil
+	case strings.Contains(line, "gpu_time") && strings.Contains(line, "num_gpus"):
+		return FormatPhillyCSV, nil
 	case strings.Contains(line, "gpu_milli"):
 		return FormatAlibaba, nil
 	case strings.Contains(line, "iterations"):

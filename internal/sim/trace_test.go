@@ -14,6 +14,7 @@ func TestReadTraceDetectsFormat(t *testing.T) {
 		"alibaba":           {alibabaHeader + "p0,1,1,1,1000,,LS,Running,0,100,0\n", "", FormatAlibaba},
 		"tiresias":          {tiresiasHeader + "0,1,0,606,vgg19,164,30\n", "", FormatTiresias},
 		"csv":               {"id,user,submit_s,duration_s,gpus\na,ana,0,60,2\n", "", FormatCSV},
+		"philly csv":        {"timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 07:01:55,66.0,1,66.0,11cb48\n", "", FormatPhillyCSV},
 		"explicit tiresias": {tiresiasHeader + "0,1,0,606,vgg19,164,30\n", FormatTiresias, FormatTiresias},
 	} {
 		t.Run(name, func(t *testing.T) {
