@@ -32,11 +32,11 @@ func (queryCounter) AfterQuery(ctx context.Context, _ *bun.QueryEvent) {
 	}
 }
 
-// countQueries installs the counter on s and returns a function that GETs
-// path with client c and returns how many statements it cost.
+// countQueries returns a function that GETs path with client c and returns
+// how many statements it cost; s must have been started with queryCounter
+// among its query hooks.
 func countQueries(t *testing.T, s *testserver.Server) func(c *http.Client, path string) int64 {
 	t.Helper()
-	s.DB.Bun.AddQueryHook(queryCounter{})
 	var mu sync.Mutex
 	counters := map[string]*atomic.Int64{}
 	s.Web.Echo.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
@@ -91,7 +91,11 @@ func seedJobs(t testing.TB, s *testserver.Server, n int) {
 // statements with 10 jobs as with 1,000: no query per job, user or GPU.
 func TestPagesIssueAConstantNumberOfQueries(t *testing.T) {
 	t.Parallel()
-	s := withNode(t, 8)
+	s := testserver.NewWith(t, testserver.Options{QueryHooks: []bun.QueryHook{queryCounter{}}})
+	nodeTok, _ := s.NodeToken(t, "gpu-a")
+	if st, body := s.Do(t, "POST", "/api/v1/nodes/register", nodeTok, registerBody(8)); st != 200 {
+		t.Fatalf("register: %d %s", st, body)
+	}
 	browser := s.Login(t, "ana@example.com")
 	count := countQueries(t, s)
 	paths := []string{"/queue", "/fragments/queue", "/queue?state=waiting", "/", "/fragments/cluster", "/bookings", "/fragments/bookings"}

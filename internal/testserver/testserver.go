@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/uptrace/bun"
 	"riverqueue.com/riverui"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
@@ -62,6 +63,9 @@ type Options struct {
 	// DBMaxConns sizes the database pools; zero: 10, as for tests
 	// (benchmarks ask for the server's models.DefaultMaxConns).
 	DBMaxConns int32
+	// QueryHooks are added to the bun handle before anything runs (adding
+	// one later races with the background work's queries).
+	QueryHooks []bun.QueryHook
 }
 
 // NewWith starts a server like New, with o.
@@ -77,6 +81,9 @@ func NewWith(t testing.TB, o Options) *Server {
 		o.DBMaxConns = 10
 	}
 	db := testdb.NewConns(t, o.DBMaxConns)
+	for _, hook := range o.QueryHooks {
+		db.Bun.AddQueryHook(hook)
+	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
