@@ -46,12 +46,12 @@ func TestKickState(t *testing.T) {
 			{kickInput{at: 10 * ms, topic: nodes}, none},
 			{kickInput{at: 20 * ms, topic: bookings}, none},
 		},
-		"done after a storm waits as long as the pass took, then queues the latest change": {
+		"done after a storm waits stormGapFactor times what the pass took, then queues the latest change": {
 			{kickInput{topic: jobs}, kick(jobs)},
 			{kickInput{at: 10 * ms, topic: jobs}, none},
 			{kickInput{at: 20 * ms, topic: nodes}, none},
-			{kickInput{at: 300 * ms, done: true}, arm(300 * ms)},
-			{kickInput{at: 600 * ms, gap: true}, kick(nodes)},
+			{kickInput{at: 300 * ms, done: true}, arm(stormGapFactor * 300 * ms)},
+			{kickInput{at: 1200 * ms, gap: true}, kick(nodes)},
 		},
 		"the gap is at most stormGapMax": {
 			{kickInput{topic: jobs}, kick(jobs)},
@@ -61,7 +61,7 @@ func TestKickState(t *testing.T) {
 		"changes during the gap wait for it": {
 			{kickInput{topic: jobs}, kick(jobs)},
 			{kickInput{at: 10 * ms, topic: jobs}, none},
-			{kickInput{at: 100 * ms, done: true}, arm(100 * ms)},
+			{kickInput{at: 100 * ms, done: true}, arm(stormGapFactor * 100 * ms)},
 			{kickInput{at: 150 * ms, topic: bookings}, none},
 			{kickInput{at: 200 * ms, gap: true}, kick(bookings)},
 		},
@@ -176,7 +176,7 @@ func TestKickerQueuesPasses(t *testing.T) {
 	}
 
 	// It reports done after at least 500 ms: one more pass, for the latest
-	// change, but only after a gap about as long as the pass took.
+	// change, but only after a gap of stormGapFactor times what the pass took.
 	done := time.Now()
 	took := done.Sub(queued)
 	notify(models.ChannelScheduler, PassDone)
