@@ -140,3 +140,12 @@ func (t *table) int(name string) (v int, ok bool, err error) {
 	}
 	return v, true, nil
 }
+
+// gpus parses column name as a positive whole number of GPUs.
+func (t *table) gpus(name string) (int, error) {
+	v, ok, err := t.int(name)
+	if err == nil && (!ok || v < 1) {
+		err = t.errAt(name, fmt.Errorf("%q is not a positive number of GPUs", t.str(name)))
+	}
+	return v, err
+}

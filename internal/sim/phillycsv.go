@@ -45,21 +45,15 @@ func ReadPhillyCSV(r io.Reader, file string, opt ReadOptions) (*Trace, error) {
 		if perr != nil {
 			return nil, t.errAt("timestamp", fmt.Errorf("%q is not a time like 2017-10-09 07:01:55", t.str("timestamp")))
 		}
-		gpus, ok, err := t.int("num_gpus")
-		if err == nil && (!ok || gpus < 1) {
-			err = t.errAt("num_gpus", fmt.Errorf("%q is not a positive number of GPUs", t.str("num_gpus")))
-		}
+		gpus, err := t.gpus("num_gpus")
 		if err != nil {
 			return nil, err
 		}
-		duration, ok, err := t.float("duration")
-		if err == nil && (!ok || duration < 0) {
-			err = t.errAt("duration", fmt.Errorf("%q is not a duration in seconds ≥ 0", t.str("duration")))
-		}
+		runtime, err := t.seconds("duration", true)
 		if err != nil {
 			return nil, err
 		}
-		if duration == 0 {
+		if runtime == 0 {
 			tr.skip("zero duration")
 			continue
 		}
@@ -68,7 +62,7 @@ func ReadPhillyCSV(r io.Reader, file string, opt ReadOptions) (*Trace, error) {
 		}
 		name := "philly-" + strconv.Itoa(t.line)
 		tr.Jobs = append(tr.Jobs, Job{ID: int64(len(tr.Jobs) + 1), Name: name, User: userOf(name, opt.Seed, opt.Users),
-			Runtime: seconds(duration), GPUs: gpus, Priority: scheduler.PriorityNormal})
+			Runtime: runtime, GPUs: gpus, Priority: scheduler.PriorityNormal})
 		subs = append(subs, sub)
 	}
 	for i := range tr.Jobs {

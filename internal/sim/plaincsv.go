@@ -52,10 +52,7 @@ func ReadCSV(r io.Reader, file string) (*Trace, error) {
 		if j.Runtime, err = t.seconds("duration_s", false); err != nil {
 			return nil, err
 		}
-		if j.GPUs, _, err = t.int("gpus"); err == nil && j.GPUs < 1 {
-			err = t.errAt("gpus", fmt.Errorf("%q is not a positive number of GPUs", t.str("gpus")))
-		}
-		if err != nil {
+		if j.GPUs, err = t.gpus("gpus"); err != nil {
 			return nil, err
 		}
 		if j.Priority, err = parsePriority(t); err != nil {

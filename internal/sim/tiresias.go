@@ -36,10 +36,7 @@ func ReadTiresias(r io.Reader, file string, opt ReadOptions) (*Trace, error) {
 		if id == "" {
 			return nil, t.errAt("job_id", errors.New("the job id is empty"))
 		}
-		gpus, ok, err := t.int("num_gpu")
-		if err == nil && (!ok || gpus < 1) {
-			err = t.errAt("num_gpu", fmt.Errorf("%q is not a positive number of GPUs", t.str("num_gpu")))
-		}
+		gpus, err := t.gpus("num_gpu")
 		if err != nil {
 			return nil, err
 		}
