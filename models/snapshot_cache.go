@@ -156,10 +156,7 @@ func (c *SnapshotCache) apply(j snapJob) {
 	}
 	p := &j
 	c.jobs[j.job.ID] = p
-	if c.order == nil {
-		if len(c.jobs) == 1 {
-			c.order = []*snapJob{p}
-		}
+	if c.order == nil { // a full load: sorted once at its end
 		return
 	}
 	i, _ := slices.BinarySearchFunc(c.order, p, func(e, t *snapJob) int {
