@@ -30,10 +30,10 @@ const kickStale = 5 * time.Second
 // once; a thousand submissions cost a handful.
 //
 // Under a storm of changes the next pass waits after the last one
-// stormGapFactor times as long as that one took (queued to done, at most
-// stormGapMax), so passes take at most a quarter of a core while scripts
-// submit in bulk (a pass over 10,000 pending jobs takes tens of
-// milliseconds) and the submissions keep the rest.
+// stormGapFactor times as long as that one took (queued to done; at least
+// stormGapMin, at most stormGapMax), so passes take at most a quarter of a
+// core while scripts submit in bulk (a pass over 10,000 pending jobs takes
+// tens of milliseconds) and the submissions keep the rest.
 type Kicker struct {
 	Listener *models.Listener
 	River    *river.Client[pgx.Tx]
@@ -41,10 +41,13 @@ type Kicker struct {
 }
 
 // Under a storm, the wait after a pass is stormGapFactor times what the
-// pass took, at most stormGapMax. Measured with BenchmarkSubmitScheduling:
-// a factor of 1 gave 4.3–5.9 k submissions/s, 3 gives 5.8–6.0 k.
+// pass took, at least stormGapMin and at most stormGapMax. Measured with
+// BenchmarkSubmitScheduling: a factor of 1 gave 4.3–5.9 k submissions/s, 3
+// gives 5.8–6.0 k. The minimum caps a storm of short passes (a small
+// queue, scripts submitting in loops) at 20 passes a second.
 const (
 	stormGapFactor = 3
+	stormGapMin    = 50 * time.Millisecond
 	stormGapMax    = time.Second
 )
 
@@ -116,7 +119,7 @@ func (s *kickState) event(e models.Event, now time.Time) kickAction {
 		if s.inflight.IsZero() {
 			return kickAction{} // another replica's pass, or one given up on
 		}
-		took := min(stormGapFactor*now.Sub(s.inflight), stormGapMax)
+		took := min(max(stormGapFactor*now.Sub(s.inflight), stormGapMin), stormGapMax)
 		s.inflight = time.Time{}
 		if s.dirty != "" && !s.gapping {
 			s.gapping = true

@@ -53,6 +53,11 @@ func TestKickState(t *testing.T) {
 			{kickInput{at: 300 * ms, done: true}, arm(stormGapFactor * 300 * ms)},
 			{kickInput{at: 1200 * ms, gap: true}, kick(nodes)},
 		},
+		"the gap is at least stormGapMin": {
+			{kickInput{topic: jobs}, kick(jobs)},
+			{kickInput{at: 1 * ms, topic: jobs}, none},
+			{kickInput{at: 5 * ms, done: true}, arm(stormGapMin)},
+		},
 		"the gap is at most stormGapMax": {
 			{kickInput{topic: jobs}, kick(jobs)},
 			{kickInput{at: 10 * ms, topic: jobs}, none},
