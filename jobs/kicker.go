@@ -119,11 +119,11 @@ func (s *kickState) event(e models.Event, now time.Time) kickAction {
 		if s.inflight.IsZero() {
 			return kickAction{} // another replica's pass, or one given up on
 		}
-		took := min(max(stormGapFactor*now.Sub(s.inflight), stormGapMin), stormGapMax)
+		gap := min(max(stormGapFactor*now.Sub(s.inflight), stormGapMin), stormGapMax)
 		s.inflight = time.Time{}
 		if s.dirty != "" && !s.gapping {
 			s.gapping = true
-			return kickAction{Arm: true, Gap: took}
+			return kickAction{Arm: true, Gap: gap}
 		}
 	case s.inflight.IsZero() && !s.gapping:
 		return kickAction{Kick: e.Topic}
