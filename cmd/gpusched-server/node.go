@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/apiclient/nethttp"
 	"github.com/gpuscheduler/gpuscheduler/internal/cli"
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
 	"github.com/gpuscheduler/gpuscheduler/internal/node"
@@ -135,6 +137,8 @@ func runNode(ctx context.Context, c NodeConfig) error {
 		gpus = n
 	}
 	client := apiclient.New(c.Server, c.Token)
+	// A kept connection for the heartbeats, reports and log uploads.
+	client.Transport = nethttp.New(&http.Client{Timeout: 30 * time.Second})
 	client.UserAgent = "gpusched-node/" + version
 	agent := &node.Agent{Client: client, GPUs: gpus, Hostname: c.Name, Version: version, Logger: logger,
 		Interval: 5 * time.Second, StateDir: c.StateDir, UserMap: c.UserMap}

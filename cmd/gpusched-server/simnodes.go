@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/apiclient/nethttp"
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
 	"github.com/gpuscheduler/gpuscheduler/internal/node"
 	"github.com/gpuscheduler/gpuscheduler/models"
@@ -61,7 +63,7 @@ func startSimNodes(ctx context.Context, db *models.DB, specText, baseURL, dataDi
 	agents := make([]*node.Agent, 0, spec.Nodes)
 	for i := range spec.Nodes {
 		agent := &node.Agent{
-			Client:   apiclient.New(baseURL, tokens[i]),
+			Client:   simClient(baseURL, tokens[i]),
 			GPUs:     gpu.NewFake(names[i], spec),
 			Hostname: names[i] + ".sim",
 			Version:  version + "-sim",
@@ -93,4 +95,12 @@ func startSimNodes(ctx context.Context, db *models.DB, specText, baseURL, dataDi
 			logger.Info("stopped the simulated nodes' jobs; the next start reports them ended", "jobs", stopped)
 		}
 	}, nil
+}
+
+// simClient is a simulated node's API client: net/http with kept
+// connections, as a real node agent has.
+func simClient(baseURL, token string) *apiclient.Client {
+	c := apiclient.New(baseURL, token)
+	c.Transport = nethttp.New(&http.Client{Timeout: 30 * time.Second})
+	return c
 }

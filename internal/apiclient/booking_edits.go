@@ -3,7 +3,6 @@ package apiclient
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"time"
 )
 
@@ -21,7 +20,7 @@ type BookingPatch struct {
 // GetBooking returns one booking.
 func (c *Client) GetBooking(ctx context.Context, id int64) (*Booking, error) {
 	var out Booking
-	if err := c.Do(ctx, http.MethodGet, fmt.Sprintf("/api/v1/bookings/%d", id), nil, &out); err != nil {
+	if err := c.Do(ctx, "GET", fmt.Sprintf("/api/v1/bookings/%d", id), nil, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -30,7 +29,7 @@ func (c *Client) GetBooking(ctx context.Context, id int64) (*Booking, error) {
 // EditBooking changes a booking (extend, shorten, move, count, GPUs, note).
 func (c *Client) EditBooking(ctx context.Context, id int64, p BookingPatch) (*Booking, error) {
 	var out Booking
-	if err := c.Do(ctx, http.MethodPatch, fmt.Sprintf("/api/v1/bookings/%d", id), p, &out); err != nil {
+	if err := c.Do(ctx, "PATCH", fmt.Sprintf("/api/v1/bookings/%d", id), p, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -39,7 +38,7 @@ func (c *Client) EditBooking(ctx context.Context, id int64, p BookingPatch) (*Bo
 // EndBooking ends an active booking now, freeing its GPUs.
 func (c *Client) EndBooking(ctx context.Context, id int64) (*Booking, error) {
 	var out Booking
-	if err := c.Do(ctx, http.MethodPost, fmt.Sprintf("/api/v1/bookings/%d/end", id), struct{}{}, &out); err != nil {
+	if err := c.Do(ctx, "POST", fmt.Sprintf("/api/v1/bookings/%d/end", id), struct{}{}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -70,7 +69,7 @@ type Series struct {
 // CreateSeries books a recurring series.
 func (c *Client) CreateSeries(ctx context.Context, req SeriesRequest) (*Series, error) {
 	var out Series
-	if err := c.Do(ctx, http.MethodPost, "/api/v1/bookings/series", req, &out); err != nil {
+	if err := c.Do(ctx, "POST", "/api/v1/bookings/series", req, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -81,7 +80,7 @@ func (c *Client) CancelSeries(ctx context.Context, id int64) (int, error) {
 	var out struct {
 		Canceled int `json:"canceled"`
 	}
-	if err := c.Do(ctx, http.MethodDelete, fmt.Sprintf("/api/v1/bookings/series/%d", id), nil, &out); err != nil {
+	if err := c.Do(ctx, "DELETE", fmt.Sprintf("/api/v1/bookings/series/%d", id), nil, &out); err != nil {
 		return 0, err
 	}
 	return out.Canceled, nil

@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/lighthttp"
 )
 
 // ImportRow is what became (or would become) of one row of the sheet.
@@ -56,12 +57,16 @@ func (c *Client) ImportBookings(ctx context.Context, sheet io.Reader, o ImportOp
 	if o.TZ != "" {
 		q.Set("tz", o.TZ)
 	}
-	status, data, err := c.raw(ctx, http.MethodPost, "/api/v1/bookings/import?"+q.Encode(), "text/csv", sheet)
+	body, err := io.ReadAll(sheet)
+	if err != nil {
+		return nil, fmt.Errorf("apiclient: read the sheet: %w", err)
+	}
+	status, data, err := c.raw(ctx, "POST", "/api/v1/bookings/import?"+q.Encode(), "text/csv", body)
 	if err != nil {
 		return nil, err
 	}
 	var rep ImportReport
-	if status == http.StatusOK || status == http.StatusUnprocessableEntity {
+	if status == 200 || status == 422 {
 		if err := json.Unmarshal(data, &rep); err == nil && rep.Rows != nil {
 			return &rep, nil
 		}
@@ -82,41 +87,19 @@ func (c *Client) ExportBookings(ctx context.Context, from, until time.Time, form
 	if tz != "" {
 		q.Set("tz", tz)
 	}
-	status, data, err := c.raw(ctx, http.MethodGet, "/api/v1/bookings/export?"+q.Encode(), "", nil)
+	status, data, err := c.raw(ctx, "GET", "/api/v1/bookings/export?"+q.Encode(), "", nil)
 	if err != nil {
 		return nil, err
 	}
-	if status != http.StatusOK {
+	if status != 200 {
 		return nil, answerError(status, data)
 	}
 	return data, nil
 }
 
 // raw sends a body that is not JSON and returns the status and answer.
-func (c *Client) raw(ctx context.Context, method, path, contentType string, body io.Reader) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, body)
-	if err != nil {
-		return 0, nil, fmt.Errorf("apiclient: %s %s: %w", method, path, err)
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
-	}
-	if c.UserAgent != "" {
-		req.Header.Set("User-Agent", c.UserAgent)
-	}
-	resp, err := c.HTTP.Do(req)
-	if err != nil {
-		return 0, nil, fmt.Errorf("apiclient: %s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return 0, nil, fmt.Errorf("apiclient: read answer of %s %s: %w", method, path, err)
-	}
-	return resp.StatusCode, data, nil
+func (c *Client) raw(ctx context.Context, method, path, contentType string, body []byte) (int, []byte, error) {
+	return c.send(ctx, method, path, map[string]string{"Content-Type": contentType}, body)
 }
 
 // answerError is the Error of a refused request.
@@ -125,7 +108,7 @@ func answerError(status int, data []byte) error {
 	if json.Unmarshal(data, e) != nil || e.Message == "" {
 		e.Message = strings.TrimSpace(string(data))
 		if e.Message == "" {
-			e.Message = http.StatusText(status)
+			e.Message = lighthttp.StatusText(status)
 		}
 	}
 	return e

@@ -3,7 +3,6 @@ package apiclient
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"time"
 )
@@ -42,7 +41,7 @@ type Booking struct {
 // Book claims GPUs for a window.
 func (c *Client) Book(ctx context.Context, req BookingRequest) (*Booking, error) {
 	var out Booking
-	if err := c.Do(ctx, http.MethodPost, "/api/v1/bookings", req, &out); err != nil {
+	if err := c.Do(ctx, "POST", "/api/v1/bookings", req, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -58,7 +57,7 @@ func (c *Client) Bookings(ctx context.Context, from, to time.Time, mine bool) ([
 	var out struct {
 		Bookings []Booking `json:"bookings"`
 	}
-	if err := c.Do(ctx, http.MethodGet, "/api/v1/bookings?"+q.Encode(), nil, &out); err != nil {
+	if err := c.Do(ctx, "GET", "/api/v1/bookings?"+q.Encode(), nil, &out); err != nil {
 		return nil, err
 	}
 	return out.Bookings, nil
@@ -67,7 +66,7 @@ func (c *Client) Bookings(ctx context.Context, from, to time.Time, mine bool) ([
 // CancelBooking cancels a booking.
 func (c *Client) CancelBooking(ctx context.Context, id int64) (*Booking, error) {
 	var out Booking
-	if err := c.Do(ctx, http.MethodDelete, fmt.Sprintf("/api/v1/bookings/%d", id), nil, &out); err != nil {
+	if err := c.Do(ctx, "DELETE", fmt.Sprintf("/api/v1/bookings/%d", id), nil, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

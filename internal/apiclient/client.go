@@ -4,32 +4,40 @@
 package apiclient
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/lighthttp"
 )
+
+// Transport sends one request and returns its answer, body read in full.
+// The default is a *lighthttp.Client, which does not link net/http (the CLI
+// starts faster without it); long-running agents that want net/http's
+// connection pool use apiclient/nethttp.
+type Transport interface {
+	Do(ctx context.Context, req *lighthttp.Request) (*lighthttp.Response, error)
+}
 
 // Client calls one control plane with one token.
 type Client struct {
-	BaseURL string
-	Token   string
-	HTTP    *http.Client
+	BaseURL   string
+	Token     string
+	Transport Transport
 	// UserAgent is sent with every request.
 	UserAgent string
 }
 
-// New returns a client for baseURL with token and a sensible timeout.
+// New returns a client for baseURL with token, a 30 s timeout and the
+// environment's proxy settings.
 func New(baseURL, token string) *Client {
 	return &Client{
 		BaseURL:   strings.TrimRight(baseURL, "/"),
 		Token:     token,
-		HTTP:      &http.Client{Timeout: 30 * time.Second},
+		Transport: &lighthttp.Client{Timeout: 30 * time.Second, Proxy: lighthttp.ProxyFromEnvironment},
 		UserAgent: "gpusched",
 	}
 }
@@ -61,51 +69,24 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any) err
 
 // DoWith is Do with extra request headers (empty values are not sent).
 func (c *Client) DoWith(ctx context.Context, method, path string, body, out any, headers map[string]string) error {
-	var rd io.Reader
+	var b []byte
+	h := map[string]string{"Accept": "application/json"}
 	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
+		var err error
+		if b, err = json.Marshal(body); err != nil {
 			return fmt.Errorf("apiclient: encode %s %s: %w", method, path, err)
 		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, rd)
-	if err != nil {
-		return fmt.Errorf("apiclient: %s %s: %w", method, path, err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
-	}
-	if c.UserAgent != "" {
-		req.Header.Set("User-Agent", c.UserAgent)
+		h["Content-Type"] = "application/json"
 	}
 	for k, v := range headers {
-		if v != "" {
-			req.Header.Set(k, v)
-		}
+		h[k] = v
 	}
-	resp, err := c.HTTP.Do(req)
+	status, data, err := c.send(ctx, method, path, h, b)
 	if err != nil {
-		return fmt.Errorf("apiclient: %s %s: %w", method, path, err)
+		return err
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
-	if err != nil {
-		return fmt.Errorf("apiclient: read answer of %s %s: %w", method, path, err)
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		apiErr := &Error{Status: resp.StatusCode}
-		if json.Unmarshal(data, apiErr) != nil || apiErr.Message == "" {
-			apiErr.Message = strings.TrimSpace(string(data))
-			if apiErr.Message == "" {
-				apiErr.Message = http.StatusText(resp.StatusCode)
-			}
-		}
-		return apiErr
+	if status < 200 || status > 299 {
+		return answerError(status, data)
 	}
 	if out != nil && len(data) > 0 {
 		if err := json.Unmarshal(data, out); err != nil {
@@ -113,4 +94,20 @@ func (c *Client) DoWith(ctx context.Context, method, path string, body, out any,
 		}
 	}
 	return nil
+}
+
+// send sends method path with the headers, the token and the User-Agent,
+// and returns the answer's status and body.
+func (c *Client) send(ctx context.Context, method, path string, headers map[string]string, body []byte) (int, []byte, error) {
+	if c.Token != "" {
+		headers["Authorization"] = "Bearer " + c.Token
+	}
+	if c.UserAgent != "" {
+		headers["User-Agent"] = c.UserAgent
+	}
+	resp, err := c.Transport.Do(ctx, &lighthttp.Request{Method: method, URL: c.BaseURL + path, Header: headers, Body: body})
+	if err != nil {
+		return 0, nil, fmt.Errorf("apiclient: %s %s: %w", method, path, err)
+	}
+	return resp.StatusCode, resp.Body, nil
 }

@@ -3,7 +3,6 @@ package apiclient
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"time"
 )
 
@@ -76,7 +75,7 @@ const AllocatePath = "/api/gpuscheduler/v1/allocate"
 // when not empty, is sent as the Idempotency-Key.
 func (c *Client) Allocate(ctx context.Context, req HoldRequest, key string) (*Hold, error) {
 	var h Hold
-	if err := c.DoWith(ctx, http.MethodPost, AllocatePath, req, &h, map[string]string{"Idempotency-Key": key}); err != nil {
+	if err := c.DoWith(ctx, "POST", AllocatePath, req, &h, map[string]string{"Idempotency-Key": key}); err != nil {
 		return nil, err
 	}
 	return &h, nil
@@ -90,7 +89,7 @@ func (c *Client) ListHolds(ctx context.Context, all bool) ([]Hold, error) {
 	if all {
 		path += "?all=true"
 	}
-	if err := c.Do(ctx, http.MethodGet, path, nil, &out); err != nil {
+	if err := c.Do(ctx, "GET", path, nil, &out); err != nil {
 		return nil, err
 	}
 	return out.Holds, nil
@@ -99,7 +98,7 @@ func (c *Client) ListHolds(ctx context.Context, all bool) ([]Hold, error) {
 // CancelHold cancels hold id.
 func (c *Client) CancelHold(ctx context.Context, id int64) (*Hold, error) {
 	var h Hold
-	if err := c.Do(ctx, http.MethodDelete, fmt.Sprintf("/api/v1/holds/%d", id), nil, &h); err != nil {
+	if err := c.Do(ctx, "DELETE", fmt.Sprintf("/api/v1/holds/%d", id), nil, &h); err != nil {
 		return nil, err
 	}
 	return &h, nil

@@ -3,7 +3,6 @@ package apiclient
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"time"
 )
 
@@ -74,7 +73,7 @@ type LogChunk struct {
 func (c *Client) Commands(ctx context.Context, id int64, wait time.Duration) (*NodeCommands, error) {
 	var out NodeCommands
 	path := fmt.Sprintf("/api/v1/nodes/%d/commands?wait=%d", id, int(wait.Seconds()))
-	if err := c.Do(ctx, http.MethodGet, path, nil, &out); err != nil {
+	if err := c.Do(ctx, "GET", path, nil, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -82,15 +81,15 @@ func (c *Client) Commands(ctx context.Context, id int64, wait time.Duration) (*N
 
 // AnswerCommand reports the result of command cmd of node id.
 func (c *Client) AnswerCommand(ctx context.Context, id, cmd int64, res CommandResult) error {
-	return c.Do(ctx, http.MethodPost, fmt.Sprintf("/api/v1/nodes/%d/commands/%d/result", id, cmd), res, nil)
+	return c.Do(ctx, "POST", fmt.Sprintf("/api/v1/nodes/%d/commands/%d/result", id, cmd), res, nil)
 }
 
 // ReportExit reports how the run of start command cmd ended.
 func (c *Client) ReportExit(ctx context.Context, id, cmd int64, exit JobExit) error {
-	return c.Do(ctx, http.MethodPost, fmt.Sprintf("/api/v1/nodes/%d/commands/%d/exit", id, cmd), exit, nil)
+	return c.Do(ctx, "POST", fmt.Sprintf("/api/v1/nodes/%d/commands/%d/exit", id, cmd), exit, nil)
 }
 
 // ShipLog sends a chunk of the output of the run of start command cmd.
 func (c *Client) ShipLog(ctx context.Context, id, cmd int64, chunk LogChunk) error {
-	return c.Do(ctx, http.MethodPost, fmt.Sprintf("/api/v1/nodes/%d/commands/%d/logs", id, cmd), chunk, nil)
+	return c.Do(ctx, "POST", fmt.Sprintf("/api/v1/nodes/%d/commands/%d/logs", id, cmd), chunk, nil)
 }

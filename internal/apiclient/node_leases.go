@@ -3,7 +3,6 @@ package apiclient
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"time"
 )
 
@@ -35,7 +34,7 @@ type NodeLease struct {
 // CreateLease queues a lease pinned to node id.
 func (c *Client) CreateLease(ctx context.Context, id int64, req NodeLeaseRequest) (*NodeLease, error) {
 	var out NodeLease
-	if err := c.Do(ctx, http.MethodPost, fmt.Sprintf("/api/v1/nodes/%d/leases", id), req, &out); err != nil {
+	if err := c.Do(ctx, "POST", fmt.Sprintf("/api/v1/nodes/%d/leases", id), req, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -45,7 +44,7 @@ func (c *Client) CreateLease(ctx context.Context, id int64, req NodeLeaseRequest
 func (c *Client) WaitLease(ctx context.Context, id, job int64, state string, wait time.Duration) (*NodeLease, error) {
 	var out NodeLease
 	path := fmt.Sprintf("/api/v1/nodes/%d/leases/%d?wait=%d&state=%s", id, job, int(wait.Seconds()), state)
-	if err := c.Do(ctx, http.MethodGet, path, nil, &out); err != nil {
+	if err := c.Do(ctx, "GET", path, nil, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -53,5 +52,5 @@ func (c *Client) WaitLease(ctx context.Context, id, job int64, state string, wai
 
 // EndLease ends lease job (withdraws it while it waits).
 func (c *Client) EndLease(ctx context.Context, id, job int64, reason string) error {
-	return c.Do(ctx, http.MethodDelete, fmt.Sprintf("/api/v1/nodes/%d/leases/%d?reason=%s", id, job, queryEscape(reason)), nil, nil)
+	return c.Do(ctx, "DELETE", fmt.Sprintf("/api/v1/nodes/%d/leases/%d?reason=%s", id, job, queryEscape(reason)), nil, nil)
 }

@@ -3,7 +3,6 @@ package apiclient
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 )
 
@@ -34,7 +33,7 @@ func (c *Client) JobRunLogs(ctx context.Context, id int64, run int, offset int64
 		path += fmt.Sprintf("&run=%d", run)
 	}
 	var out JobLog
-	if err := c.Do(ctx, http.MethodGet, path, nil, &out); err != nil {
+	if err := c.Do(ctx, "GET", path, nil, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -3,7 +3,6 @@ package apiclient
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"time"
 )
 
@@ -65,7 +64,7 @@ type HeartbeatResponse struct {
 // RegisterNode registers the node the client's token belongs to.
 func (c *Client) RegisterNode(ctx context.Context, req RegisterNodeRequest) (*RegisterNodeResponse, error) {
 	var out RegisterNodeResponse
-	if err := c.Do(ctx, http.MethodPost, "/api/v1/nodes/register", req, &out); err != nil {
+	if err := c.Do(ctx, "POST", "/api/v1/nodes/register", req, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -74,7 +73,7 @@ func (c *Client) RegisterNode(ctx context.Context, req RegisterNodeRequest) (*Re
 // Heartbeat sends one heartbeat for node id.
 func (c *Client) Heartbeat(ctx context.Context, id int64, req HeartbeatRequest) (*HeartbeatResponse, error) {
 	var out HeartbeatResponse
-	if err := c.Do(ctx, http.MethodPost, fmt.Sprintf("/api/v1/nodes/%d/heartbeat", id), req, &out); err != nil {
+	if err := c.Do(ctx, "POST", fmt.Sprintf("/api/v1/nodes/%d/heartbeat", id), req, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -93,7 +92,7 @@ type NodeSelf struct {
 // NodeSelf asks which node the client's token belongs to, and the server's time.
 func (c *Client) NodeSelf(ctx context.Context) (*NodeSelf, error) {
 	var out NodeSelf
-	if err := c.Do(ctx, http.MethodGet, "/api/v1/nodes/self", nil, &out); err != nil {
+	if err := c.Do(ctx, "GET", "/api/v1/nodes/self", nil, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

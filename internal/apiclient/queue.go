@@ -3,7 +3,6 @@ package apiclient
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"time"
 )
@@ -65,7 +64,7 @@ type Queue struct {
 // Submit queues a job. idempotencyKey, when not empty, makes a retry safe.
 func (c *Client) Submit(ctx context.Context, req SubmitRequest, idempotencyKey string) (*Job, error) {
 	var out Job
-	if err := c.DoWith(ctx, http.MethodPost, "/api/v1/queue/submit", req, &out, map[string]string{"Idempotency-Key": idempotencyKey}); err != nil {
+	if err := c.DoWith(ctx, "POST", "/api/v1/queue/submit", req, &out, map[string]string{"Idempotency-Key": idempotencyKey}); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -78,7 +77,7 @@ func (c *Client) Queue(ctx context.Context, mine bool) (*Queue, error) {
 		q.Set("mine", "true")
 	}
 	var out Queue
-	if err := c.Do(ctx, http.MethodGet, "/api/v1/queue?"+q.Encode(), nil, &out); err != nil {
+	if err := c.Do(ctx, "GET", "/api/v1/queue?"+q.Encode(), nil, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -87,7 +86,7 @@ func (c *Client) Queue(ctx context.Context, mine bool) (*Queue, error) {
 // Cancel cancels a job.
 func (c *Client) Cancel(ctx context.Context, id int64) (*Job, error) {
 	var out Job
-	if err := c.Do(ctx, http.MethodDelete, fmt.Sprintf("/api/v1/queue/%d", id), nil, &out); err != nil {
+	if err := c.Do(ctx, "DELETE", fmt.Sprintf("/api/v1/queue/%d", id), nil, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

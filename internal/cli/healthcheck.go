@@ -2,14 +2,14 @@ package cli
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/lighthttp"
 )
 
 // newHealthcheckCmd is the probe a container runtime runs (Docker's
@@ -28,18 +28,12 @@ func newHealthcheckCmd() *cobra.Command {
 				path = "/readyz"
 			}
 			target := cmp.Or(url, localURL(os.Getenv("GPUSCHED_LISTEN"))+path)
-			ctx, cancel := context.WithTimeout(cmd.Context(), 5*time.Second)
-			defer cancel()
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+			c := lighthttp.Client{Timeout: 5 * time.Second}
+			resp, err := c.Do(cmd.Context(), &lighthttp.Request{Method: "GET", URL: target})
 			if err != nil {
 				return fmt.Errorf("healthcheck: %w", err)
 			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				return fmt.Errorf("healthcheck: %w", err)
-			}
-			_ = resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
+			if resp.StatusCode != 200 {
 				return fmt.Errorf("healthcheck: %s answered %s", target, resp.Status)
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "ok")

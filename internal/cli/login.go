@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,7 +79,7 @@ Without --token the token is read from standard input. The token is checked firs
 					Email string `json:"email"`
 				} `json:"user"`
 			}
-			if err := apiclient.New(server, token).Do(cmd.Context(), http.MethodGet, "/api/v1/me", nil, &me); err != nil {
+			if err := apiclient.New(server, token).Do(cmd.Context(), "GET", "/api/v1/me", nil, &me); err != nil {
 				return fmt.Errorf("the server refused the token: %w", err)
 			}
 			path, err := loginFile(os.Getenv)

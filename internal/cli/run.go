@@ -1,14 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
@@ -18,6 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/lighthttp"
 )
 
 // runOptions are `gpusched run`'s flags, sent to the local agent's /acquire.
@@ -79,8 +78,8 @@ func runOnLocalGPUs(cmd *cobra.Command, o runOptions, args []string) error {
 		switch {
 		case err != nil:
 			failed <- err
-		case status != http.StatusOK:
-			failed <- fmt.Errorf("the node agent refused: %s", cmp.Or(a.Error, http.StatusText(status)))
+		case status != 200:
+			failed <- fmt.Errorf("the node agent refused: %s", cmp.Or(a.Error, cmp.Or(lighthttp.StatusText(status), fmt.Sprintf("HTTP %d", status))))
 		default:
 			got <- a
 		}
@@ -176,32 +175,31 @@ func (s *waitStatus) clear() {
 	}
 }
 
+// agentHTTP talks to the local node agent: no timeout, as /acquire waits
+// for GPUs as long as the caller does.
+var agentHTTP = &lighthttp.Client{}
+
 func postJSON(ctx context.Context, url string, body, out any) (int, error) {
-	b, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
+	b, err := json.Marshal(body)
 	if err != nil {
 		return 0, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	return doJSON(req, out)
+	return doJSON(ctx, &lighthttp.Request{Method: "POST", URL: url, Header: map[string]string{"Content-Type": "application/json"}, Body: b}, out)
 }
 
 func getJSON(ctx context.Context, url string, out any) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return 0, err
-	}
-	return doJSON(req, out)
+	return doJSON(ctx, &lighthttp.Request{Method: "GET", URL: url}, out)
 }
 
-func doJSON(req *http.Request, out any) (int, error) {
-	resp, err := http.DefaultClient.Do(req)
+func doJSON(ctx context.Context, req *lighthttp.Request, out any) (int, error) {
+	resp, err := agentHTTP.Do(ctx, req)
 	if err != nil {
 		return 0, err
 	}
-	defer resp.Body.Close()
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil && !errors.Is(err, io.EOF) {
-		return resp.StatusCode, fmt.Errorf("the node agent's answer: %w", err)
+	if len(resp.Body) > 0 {
+		if err := json.Unmarshal(resp.Body, out); err != nil {
+			return resp.StatusCode, fmt.Errorf("the node agent's answer: %w", err)
+		}
 	}
 	return resp.StatusCode, nil
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
-	"github.com/gpuscheduler/gpuscheduler/internal/ray"
 )
 
 func newSubmitCmd() *cobra.Command {
@@ -58,7 +57,7 @@ func newSubmitCmd() *cobra.Command {
 				if req.Env == nil {
 					req.Env = map[string]string{}
 				}
-				req.Env[ray.RuntimeEnvVar] = runtimeEnv
+				req.Env[rayRuntimeEnvVar] = runtimeEnv
 			}
 			if req.Workdir == "" && req.Executor != "lease" && req.Executor != "ray" { // Ray takes runtime_env's working_dir
 				req.Workdir, _ = os.Getwd()
@@ -99,6 +98,11 @@ func newSubmitCmd() *cobra.Command {
 }
 
 // shellJoin joins argv into one command line, quoting what a shell would split.
+// rayRuntimeEnvVar is ray.RuntimeEnvVar, the job variable that carries a Ray
+// job's runtime_env (a test keeps them equal): the client does not link the
+// server's Ray client.
+const rayRuntimeEnvVar = "RAY_RUNTIME_ENV"
+
 func shellJoin(args []string) string {
 	out := make([]string, len(args))
 	for i, a := range args {

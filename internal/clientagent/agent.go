@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/apiclient/nethttp"
 )
 
 // Options are what Run needs besides the config.
@@ -59,7 +60,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	client := apiclient.New(cfg.GPUScheduler.APIEndpoint, cfg.GPUScheduler.APIKey)
-	client.HTTP, client.UserAgent = o.HTTP, "gpusched-agent/"+o.Version
+	client.Transport, client.UserAgent = nethttp.New(o.HTTP), "gpusched-agent/"+o.Version
 	actor := &ActionTaker{Client: client, Config: cfg, Cooldowns: cooldowns, DryRun: o.DryRun, Logger: o.Logger, Now: o.Now}
 
 	byName := map[string]*MonitorConfig{}
