@@ -1,11 +1,13 @@
 // Command gpusched is GPUScheduler's command line for users and scripts:
 // submit, queue, cancel, run, logs, login, book, bookings, healthcheck and
-// version. It links only the client (internal/cli), so that one call starts
+// version. It links only the client (internal/cli, whose requests go
+// through internal/lighthttp rather than net/http), so that one call starts
 // in a few milliseconds; the server commands (serve, migrate, node, user,
 // token, sim) run the full gpusched-server binary in its place.
 package main
 
 import (
+	"os"
 	"runtime"
 
 	// Time zones (calview): the CLI shows times in TZ or the system's zone,
@@ -28,7 +30,7 @@ func main() {
 	// the runtime starts and wakes spare threads for its few goroutines
 	// (measured: a third of a submission's CPU time on 2 cores).
 	runtime.GOMAXPROCS(1)
-	root := cli.NewRoot(cli.Build{Version: version, Commit: commit, Date: buildDate})
+	root := cli.NewRootFor(cli.Build{Version: version, Commit: commit, Date: buildDate}, os.Args[1:])
 	root.AddCommand(cli.HandOvers()...)
 	cli.Main(root)
 }

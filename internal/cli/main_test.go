@@ -14,11 +14,11 @@ func TestMain(m *testing.M) { testdb.Main(m) }
 // testBuild is the build the tests' root command reports.
 var testBuild = Build{Version: "v9.9.9-test", Commit: "abc123", Date: "2026-01-02T03:04:05Z", Facts: []string{"extra: fact"}}
 
-// gpusched runs the client commands with args and returns what they printed
-// on stdout.
+// gpusched runs the client commands with args, on the root the binary builds
+// for them, and returns what they printed on stdout.
 func gpusched(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	cmd := NewRoot(testBuild)
+	cmd := NewRootFor(testBuild, args)
 	var out bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(io.Discard)

@@ -22,9 +22,17 @@ type ExitCode int
 
 func (e ExitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
-// NewRoot returns the `gpusched` root command with the client commands; the
+// NewRoot returns the `gpusched` root command with every client command; the
 // binary adds its own (the server commands, or their hand-over).
-func NewRoot(b Build) *cobra.Command {
+func NewRoot(b Build) *cobra.Command { return NewRootFor(b, nil) }
+
+// NewRootFor returns the root command for running args. When args[0] names a
+// client command, the root holds that command alone and no completion
+// command: one call then builds one command's flags, not every command's
+// (about a tenth of a submission's CPU time). Otherwise (no arguments, a flag
+// first, help, completion, a server command, a misspelling) it holds every
+// client command, so that help, suggestions and completion see them all.
+func NewRootFor(b Build, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "gpusched",
 		Short:         "GPUScheduler: share a team's GPUs without a spreadsheet",
@@ -33,18 +41,68 @@ func NewRoot(b Build) *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetVersionTemplate("gpusched {{.Version}}\n")
-	root.AddCommand(newSubmitCmd(), newQueueCmd(), newCancelCmd(), newRunCmd(), newLogsCmd(), newLoginCmd(),
-		newBookCmd(), newBookingsCmd(), // bookings calendar
-		newVersionCmd(b), newHealthcheckCmd()) // operations: container health probe
+	cmds := clientCommands(b)
+	if len(args) > 0 {
+		for _, c := range cmds {
+			if c.name == args[0] {
+				root.CompletionOptions.DisableDefaultCmd = true
+				root.AddCommand(c.build())
+				return root
+			}
+		}
+	}
+	for _, c := range cmds {
+		root.AddCommand(c.build())
+	}
 	return root
 }
 
-// Main runs root with the process's arguments until SIGINT or SIGTERM and
-// exits with its status: an ExitCode's, 1 after printing any other error.
+// clientCommand is a client command's name and constructor.
+type clientCommand struct {
+	name  string
+	build func() *cobra.Command
+}
+
+// clientCommands lists the client commands in the order help shows them.
+func clientCommands(b Build) []clientCommand {
+	return []clientCommand{
+		{"submit", func() *cobra.Command { return oneShot(newSubmitCmd()) }},
+		{"queue", func() *cobra.Command { return oneShot(newQueueCmd()) }},
+		{"cancel", func() *cobra.Command { return oneShot(newCancelCmd()) }},
+		{"run", newRunCmd}, {"logs", newLogsCmd}, {"login", newLoginCmd},
+		{"book", func() *cobra.Command { return oneShot(newBookCmd()) }}, {"bookings", newBookingsCmd}, // bookings calendar
+		{"version", func() *cobra.Command { return oneShot(newVersionCmd(b)) }},
+		{"healthcheck", newHealthcheckCmd}, // operations: container health probe
+	}
+}
+
+// annotationOneShot marks a command that sends one request and ends: it
+// installs no signal handler (which would cost the runtime a thread, a
+// measurable part of one call), so SIGINT and SIGTERM end it at once as they
+// end any small program. Every other command, the servers' included, sees
+// its context cancelled on them and ends cleanly.
+const annotationOneShot = "gpusched/one-shot"
+
+// oneShot marks cmd with annotationOneShot.
+func oneShot(cmd *cobra.Command) *cobra.Command {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[annotationOneShot] = "true"
+	return cmd
+}
+
+// Main runs root with the process's arguments and exits with its status: an
+// ExitCode's, 1 after printing any other error. Unless the command is one
+// shot, its context ends on SIGINT or SIGTERM.
 func Main(root *cobra.Command) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx := context.Background()
+	if c, _, err := root.Find(os.Args[1:]); err != nil || c.Annotations[annotationOneShot] == "" {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
 	err := root.ExecuteContext(ctx)
-	stop()
 	var code ExitCode
 	if errors.As(err, &code) {
 		os.Exit(int(code))
