@@ -6,10 +6,10 @@
 # Gres=gpu:16) and skips cleanly without one; starts its own
 # `gpusched serve --dev` (2 simulated nodes of 8 GPUs) on a fresh database of
 # the local PostgreSQL (PGHOST/PGPORT/PGUSER, default 127.0.0.1 as postgres).
-# Usage: bench/slurm_compare.sh [path/to/gpusched]   (N=50 calls, LOOP_S=10)
+# Usage: bench/slurm_compare.sh [path/to/gpusched]   (N=100 calls, LOOP_S=10)
 set -euo pipefail
 bin=$(realpath "${1:-bin/gpusched}")
-N=${N:-50}
+N=${N:-100}
 LOOP_S=${LOOP_S:-10}
 if ! command -v sbatch >/dev/null || ! sinfo -h >/dev/null 2>&1; then
 	echo "slurm_compare: no running Slurm (install slurm-wlm, start munged, slurmctld, slurmd); skipping"
@@ -44,30 +44,45 @@ cd "$work"
 gs_submit() { "$bin" submit -g 1 "$@"; }
 sb_submit() { sbatch --parsable --gres=gpu:1 -o /dev/null "$@"; }
 
-# cpu_now sets CPU to the CPU time (user+system, seconds) this shell's
-# children used so far (times runs in this shell: no subshell).
-cpu_now() {
+# cpu_us sets CPU to the CPU time (user+system, microseconds) this shell's
+# children used so far, with builtins only (times and read run in this
+# shell: no child of their own is counted).
+cpu_us() {
+	local u s
 	times >"$work/times"
-	CPU=$(awk 'NR == 2 { s = 0; for (i = 1; i <= NF; i++) { split($i, p, "m"); sub("s", "", p[2]); s += p[1] * 60 + p[2] }
-		printf "%.6f", s }' "$work/times")
+	{ read -r _ _; read -r u s; } <"$work/times"
+	CPU=$(($(to_us "$u") + $(to_us "$s")))
+}
+# to_us prints a `times` figure (1m2.345s) in microseconds.
+to_us() {
+	local m=${1%%m*} rest=${1#*m}
+	rest=${rest%s}
+	local sec=${rest%.*} frac=${rest#*.}000000
+	echo $(((10#$m * 60 + 10#$sec) * 1000000 + 10#${frac:0:6}))
 }
 median() { sort -n | awk '{ a[NR] = $1 } END { printf "%.2f", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
-# percall NAME CMD…: N calls in a row; prints "median-wall-ms cpu-ms-per-call".
+# percall: N submissions through each CLI, the two interleaved (one of each in
+# turn, so that both see the same machine), output to a file; nothing else
+# runs between the readings around a call. Prints "gs-wall gs-cpu sb-wall
+# sb-cpu": the median wall (ms) and the mean CPU per call (ms, the call's
+# process and the shell's fork of it).
 percall() {
-	local name=$1; shift
-	local c0 c1 t0 t1 out
-	cpu_now; c0=$CPU
-	: >"$work/$name.wall"
+	local t0 t1 c0 c1 gcpu=0 scpu=0
+	: >"$work/gs.wall"; : >"$work/sb.wall"
 	for _ in $(seq "$N"); do
-		t0=$EPOCHREALTIME
-		out=$("$@")
-		t1=$EPOCHREALTIME
-		[ "$name" = sbatch ] && echo "$out" >>"$work/slurm_ids"
-		awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }' >>"$work/$name.wall"
+		cpu_us; c0=$CPU; t0=${EPOCHREALTIME/./}
+		gs_submit --executor lease -- true >"$work/out"
+		t1=${EPOCHREALTIME/./}; cpu_us; c1=$CPU
+		echo $((t1 - t0)) >>"$work/gs.wall"; gcpu=$((gcpu + c1 - c0))
+		cpu_us; c0=$CPU; t0=${EPOCHREALTIME/./}
+		sb_submit --wrap true >"$work/out"
+		t1=${EPOCHREALTIME/./}; cpu_us; c1=$CPU
+		cat "$work/out" >>"$work/slurm_ids"
+		echo $((t1 - t0)) >>"$work/sb.wall"; scpu=$((scpu + c1 - c0))
 	done
-	cpu_now; c1=$CPU
-	echo "$(median <"$work/$name.wall") $(awk -v a="$c0" -v b="$c1" -v n="$N" 'BEGIN { printf "%.2f", (b - a) * 1000 / n }')"
+	echo "$(awk '{ print $1 / 1000 }' "$work/gs.wall" | median) $(awk -v c="$gcpu" -v n="$N" 'BEGIN { printf "%.2f", c / n / 1000 }')" \
+		"$(awk '{ print $1 / 1000 }' "$work/sb.wall" | median) $(awk -v c="$scpu" -v n="$N" 'BEGIN { printf "%.2f", c / n / 1000 }')"
 }
 
 # loops NAME CMD…: 16 loops submitting for LOOP_S seconds; prints submissions/s.
@@ -109,8 +124,7 @@ to_running() {
 
 echo "gpusched $("$bin" version --short) against $(sbatch --version) on $(nproc) CPUs"
 gr=$(to_running gpusched); sr=$(to_running sbatch)
-read -r gw gc <<<"$(percall gpusched gs_submit --executor lease -- true)"
-read -r sw sc <<<"$(percall sbatch sb_submit --wrap true)"
+read -r gw gc sw sc <<<"$(percall)"
 gl=$(loops gpusched gs_submit --executor lease -- true)
 sl=$(loops sbatch sb_submit --wrap true)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
