@@ -6,7 +6,7 @@
 # Gres=gpu:16) and skips cleanly without one; starts its own
 # `gpusched serve --dev` (2 simulated nodes of 8 GPUs) on a fresh database of
 # the local PostgreSQL (PGHOST/PGPORT/PGUSER, default 127.0.0.1 as postgres).
-# Usage: bench/slurm_compare.sh [path/to/gpusched]   (N=100 calls, LOOP_S=10)
+# Usage: bench/slurm_compare.sh [path/to/gpusched]   (N=100 calls, LOOP_S=10; needs go for bench/percall)
 set -euo pipefail
 bin=$(realpath "${1:-bin/gpusched}")
 N=${N:-100}
@@ -21,12 +21,14 @@ export PGHOST=${PGHOST:-127.0.0.1} PGPORT=${PGPORT:-5432} PGUSER=${PGUSER:-postg
 db=gpusched_slurm_$$
 port=$((20000 + $$ % 10000))
 work=$(mktemp -d)
+jobname=gsc$$
 export DATABASE_URL="postgres://$PGUSER@$PGHOST:$PGPORT/$db?sslmode=disable"
 export GPUSCHED_SERVER="http://127.0.0.1:$port"
 psql -q -c "CREATE DATABASE $db" >/dev/null
 pid=
 cleanup() {
 	[ -s "$work/slurm_ids" ] && xargs -r scancel <"$work/slurm_ids" 2>/dev/null || true
+	scancel -n "$jobname" 2>/dev/null || true
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
 	psql -q -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null || true
 	rm -rf "$work"
@@ -39,50 +41,21 @@ for _ in $(seq 150); do curl -fs "$GPUSCHED_SERVER/readyz" >/dev/null 2>&1 && br
 "$bin" user create --email bench@example.com >/dev/null
 GPUSCHED_TOKEN=$("$bin" token create --user bench@example.com)
 export GPUSCHED_TOKEN
+(cd "$(dirname "$0")/percall" && go build -o "$work/percall" .)
 cd "$work"
 
 gs_submit() { "$bin" submit -g 1 "$@"; }
 sb_submit() { sbatch --parsable --gres=gpu:1 -o /dev/null "$@"; }
 
-# cpu_us sets CPU to the CPU time (user+system, microseconds) this shell's
-# children used so far, with builtins only (times and read run in this
-# shell: no child of their own is counted).
-cpu_us() {
-	local u s
-	times >"$work/times"
-	{ read -r _ _; read -r u s; } <"$work/times"
-	CPU=$(($(to_us "$u") + $(to_us "$s")))
-}
-# to_us prints a `times` figure (1m2.345s) in microseconds.
-to_us() {
-	local m=${1%%m*} rest=${1#*m}
-	rest=${rest%s}
-	local sec=${rest%.*} frac=${rest#*.}000000
-	echo $(((10#$m * 60 + 10#$sec) * 1000000 + 10#${frac:0:6}))
-}
 median() { sort -n | awk '{ a[NR] = $1 } END { printf "%.2f", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
-# percall: N submissions through each CLI, the two interleaved (one of each in
-# turn, so that both see the same machine), output to a file; nothing else
-# runs between the readings around a call. Prints "gs-wall gs-cpu sb-wall
-# sb-cpu": the median wall (ms) and the mean CPU per call (ms, the call's
-# process and the shell's fork of it).
+# percall: N submissions through each CLI, interleaved (one of each in turn,
+# so that both see the same machine), timed by bench/percall: prints
+# "gs-wall gs-cpu sb-wall sb-cpu", medians in ms, the CPU of the call's
+# process alone (its rusage; no shell).
 percall() {
-	local t0 t1 c0 c1 gcpu=0 scpu=0
-	: >"$work/gs.wall"; : >"$work/sb.wall"
-	for _ in $(seq "$N"); do
-		cpu_us; c0=$CPU; t0=${EPOCHREALTIME/./}
-		gs_submit --executor lease -- true >"$work/out"
-		t1=${EPOCHREALTIME/./}; cpu_us; c1=$CPU
-		echo $((t1 - t0)) >>"$work/gs.wall"; gcpu=$((gcpu + c1 - c0))
-		cpu_us; c0=$CPU; t0=${EPOCHREALTIME/./}
-		sb_submit --wrap true >"$work/out"
-		t1=${EPOCHREALTIME/./}; cpu_us; c1=$CPU
-		cat "$work/out" >>"$work/slurm_ids"
-		echo $((t1 - t0)) >>"$work/sb.wall"; scpu=$((scpu + c1 - c0))
-	done
-	echo "$(awk '{ print $1 / 1000 }' "$work/gs.wall" | median) $(awk -v c="$gcpu" -v n="$N" 'BEGIN { printf "%.2f", c / n / 1000 }')" \
-		"$(awk '{ print $1 / 1000 }' "$work/sb.wall" | median) $(awk -v c="$scpu" -v n="$N" 'BEGIN { printf "%.2f", c / n / 1000 }')"
+	"$work/percall" -n "$N" "$bin submit -g 1 --executor lease -- true" \
+		"sbatch --parsable --gres=gpu:1 -o /dev/null -J $jobname --wrap true" | awk '{ printf "%s %s ", $1, $2 }'
 }
 
 # loops NAME CMD…: 16 loops submitting for LOOP_S seconds; prints submissions/s.
@@ -130,6 +103,6 @@ sl=$(loops sbatch sb_submit --wrap true)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 printf '%-34s %12s %12s %10s\n' "" gpusched sbatch ratio
 printf '%-34s %12s %12s %10s\n' "one submission, median wall (ms)" "$gw" "$sw" "$(ratio "$gw" "$sw")"
-printf '%-34s %12s %12s %10s\n' "one submission, CPU (ms)" "$gc" "$sc" "$(ratio "$gc" "$sc")"
+printf '%-34s %12s %12s %10s\n' "one submission, median CPU (ms)" "$gc" "$sc" "$(ratio "$gc" "$sc")"
 printf '%-34s %12s %12s %10s\n' "16 submit loops (jobs/s)" "$gl" "$sl" "$(ratio "$gl" "$sl")"
 printf '%-34s %12s %12s %10s\n' "submit -> running, 1 GPU (ms)" "$gr" "$sr" "$(ratio "$gr" "$sr")"
