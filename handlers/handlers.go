@@ -90,6 +90,8 @@ type Handlers struct {
 	SignInAccountLimit func(account string) bool
 
 	capCache capacityCache
+	// jobBatch sends the submissions that arrive together in one statement.
+	jobBatch models.JobBatcher
 }
 
 // render writes a templ component as an HTML response. The components read

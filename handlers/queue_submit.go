@@ -34,9 +34,10 @@ func (h *Handlers) QueueSubmit(c echo.Context) error {
 		return err
 	}
 	if c.Request().Header.Get("Idempotency-Key") == "" {
-		// One atomic statement: no transaction needed.
+		// One atomic statement, shared with the submissions that arrive
+		// together: no transaction needed.
 		now := h.Now()
-		if err := models.CreateJob(ctx, h.DB.Pool, job, now); err != nil {
+		if err := h.jobBatch.Create(ctx, h.DB.Pool, job, now); err != nil {
 			return fmt.Errorf("handlers: submit: %w", err)
 		}
 		h.Notifier.Signal(models.ChannelJobs, fmt.Sprint(job.ID))

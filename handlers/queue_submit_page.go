@@ -91,7 +91,7 @@ func (h *Handlers) submitFromForm(ctx context.Context, c echo.Context, u *models
 	if err != nil {
 		return nil, err
 	}
-	if err := models.CreateJob(ctx, h.DB.Pool, job, h.Now()); err != nil {
+	if err := h.jobBatch.Create(ctx, h.DB.Pool, job, h.Now()); err != nil {
 		return nil, fmt.Errorf("handlers: submit from the page: %w", err)
 	}
 	h.Notifier.Signal(models.ChannelJobs, fmt.Sprint(job.ID))

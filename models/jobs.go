@@ -110,6 +110,22 @@ SELECT id FROM j`
 // Notifier, since a NOTIFY inside the transaction would serialise every
 // submission's commit.
 func CreateJob(ctx context.Context, q Querier, j *Job, now time.Time) error {
+	env, err := prepareNewJob(j, now)
+	if err != nil {
+		return fmt.Errorf("models: create job: %w", err)
+	}
+	err = q.QueryRow(ctx, createJobSQL, j.Name, j.OwnerID, j.TeamID, j.Command, j.Workdir, string(env), j.JobType,
+		j.GPUCount, j.GPUMemoryMiB, j.GPUModel, j.AllowMultiNode, j.Priority, j.Preemptible, j.EstimatedDurationS,
+		j.Executor, j.MaxRetries, now, j.LeaseTTLS, j.ClientRef, j.Checkpoint, j.StopGraceS).Scan(&j.ID)
+	if err != nil {
+		return fmt.Errorf("models: create job: %w", err)
+	}
+	return nil
+}
+
+// prepareNewJob sets what a new job starts with (queued, submitted now, the
+// defaults of its empty fields) and returns its environment as JSON.
+func prepareNewJob(j *Job, now time.Time) ([]byte, error) {
 	j.State = JobQueued
 	j.SubmittedAt, j.UpdatedAt = now, now
 	if j.Env == nil {
@@ -124,17 +140,7 @@ func CreateJob(ctx context.Context, q Querier, j *Job, now time.Time) error {
 	if j.StopGraceS == 0 {
 		j.StopGraceS = int(scheduler.DefaultStopGrace.Seconds())
 	}
-	env, err := json.Marshal(j.Env)
-	if err != nil {
-		return fmt.Errorf("models: create job: %w", err)
-	}
-	err = q.QueryRow(ctx, createJobSQL, j.Name, j.OwnerID, j.TeamID, j.Command, j.Workdir, string(env), j.JobType,
-		j.GPUCount, j.GPUMemoryMiB, j.GPUModel, j.AllowMultiNode, j.Priority, j.Preemptible, j.EstimatedDurationS,
-		j.Executor, j.MaxRetries, now, j.LeaseTTLS, j.ClientRef, j.Checkpoint, j.StopGraceS).Scan(&j.ID)
-	if err != nil {
-		return fmt.Errorf("models: create job: %w", err)
-	}
-	return nil
+	return json.Marshal(j.Env)
 }
 
 // GetJob returns the job with id.
