@@ -3,7 +3,6 @@ package models
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -76,7 +75,7 @@ func CreateJobs(ctx context.Context, q BatchQuerier, jobs []*Job, nows []time.Ti
 	if err != nil {
 		return fmt.Errorf("models: create jobs: %w", err)
 	}
-	if len(ids) != n || !slices.IsSorted(ids) {
+	if len(ids) != n {
 		return fmt.Errorf("models: create jobs: %d ids for %d jobs", len(ids), n)
 	}
 	for i, j := range jobs {

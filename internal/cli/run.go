@@ -79,7 +79,7 @@ func runOnLocalGPUs(cmd *cobra.Command, o runOptions, args []string) error {
 		case err != nil:
 			failed <- err
 		case status != 200:
-			failed <- fmt.Errorf("the node agent refused: %s", cmp.Or(a.Error, cmp.Or(lighthttp.StatusText(status), fmt.Sprintf("HTTP %d", status))))
+			failed <- fmt.Errorf("the node agent refused: %s", cmp.Or(a.Error, lighthttp.StatusText(status), fmt.Sprintf("HTTP %d", status)))
 		default:
 			got <- a
 		}

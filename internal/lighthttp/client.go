@@ -62,7 +62,7 @@ type Response struct {
 
 // Get returns the first value of the field name (any case), or "".
 func (r *Response) Get(name string) string {
-	if v := r.Header[lower(name)]; len(v) > 0 {
+	if v := r.Header[strings.ToLower(name)]; len(v) > 0 {
 		return v[0]
 	}
 	return ""
@@ -206,20 +206,4 @@ func redact(raw string) string {
 		return raw
 	}
 	return scheme + "://" + user + ":xxxxx" + rest[at:]
-}
-
-// lower is strings.ToLower for ASCII field names.
-func lower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
 }

@@ -1,11 +1,15 @@
 package lighthttp
 
 import (
+	"errors"
 	"net/url"
 	"sync"
 
 	"golang.org/x/net/http/httpproxy"
 )
+
+// errUnsupportedProxy is a proxy URL whose scheme is not http or https.
+var errUnsupportedProxy = errors.New("unsupported proxy scheme (want http or https)")
 
 // envProxy is the proxy function of the environment, read once.
 var envProxy = sync.OnceValue(func() func(*url.URL) (*url.URL, error) {

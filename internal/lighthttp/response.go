@@ -116,7 +116,7 @@ func readHeader(br *bufio.Reader, h map[string][]string) error {
 		if !ok || !isToken(name) {
 			return fmt.Errorf("malformed header line %q", line)
 		}
-		name = lower(name)
+		name = strings.ToLower(name)
 		h[name] = append(h[name], strings.TrimSpace(value))
 	}
 }

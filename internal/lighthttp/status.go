@@ -1,10 +1,5 @@
 package lighthttp
 
-import "errors"
-
-// errUnsupportedProxy is a proxy URL whose scheme is not http or https.
-var errUnsupportedProxy = errors.New("unsupported proxy scheme (want http or https)")
-
 // StatusText is the reason phrase of the codes the API answers with, ""
 // for others.
 func StatusText(code int) string {
