@@ -71,8 +71,9 @@ type Handlers struct {
 	// CanRun reports whether jobs of an executor ("lease", "node", "ray")
 	// can run on this server.
 	CanRun func(executor string) bool
-	// Stop asks a job's executor to stop it (cancel), in tx.
-	Stop func(ctx context.Context, tx *models.Tx, j *models.Job, reason string) error
+	// Lifecycle owns every job's life: cancels, releases and the node
+	// agents' reports go through it.
+	Lifecycle *models.Lifecycle
 
 	// Notifier signals committed changes from the hot paths (submissions).
 	Notifier *models.Notifier

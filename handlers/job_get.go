@@ -66,10 +66,6 @@ func (h *Handlers) jobDetail(c echo.Context, j *models.Job) (JobDetailJSON, erro
 	for _, g := range gpus {
 		out.GPUs = append(out.GPUs, AllocatedGPUJSON{Node: g.NodeName, Index: g.Index, UUID: g.UUID, Model: g.Model})
 	}
-	for _, e := range events {
-		if e.ToState == models.JobPreempted {
-			out.RestartCount++
-		}
-	}
+	out.RestartCount = j.RestartCount
 	return out, nil
 }

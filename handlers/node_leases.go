@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -11,7 +12,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
-	"github.com/gpuscheduler/gpuscheduler/jobs"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -142,19 +142,19 @@ func (h *Handlers) NodeLeaseEnd(c echo.Context) error {
 		reason = "ended by the node agent"
 	}
 	err = h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
-		j, err := h.nodeLease(ctx, node, c.Param("job"))
+		found, err := h.nodeLease(ctx, node, c.Param("job"))
 		if err != nil {
 			return err
 		}
-		now := h.Now()
-		switch {
-		case models.IsTerminal(j.State):
-			return nil
-		case j.State == models.JobQueued || j.State == models.JobPreempted:
-			_, err = models.MoveJob(ctx, tx, j.ID, models.JobCanceled, reason, nil, now)
+		j, err := h.Lifecycle.Lock(ctx, tx, found.ID)
+		if err != nil {
 			return err
 		}
-		return jobs.EndLease(ctx, tx, j.ID, models.JobCompleted, reason, now)
+		err = h.Lifecycle.RequestStop(ctx, tx, j, models.StopRequest{Kind: models.StopRelease, Reason: reason}, h.Now())
+		if errors.Is(err, models.ErrJobEnded) {
+			return nil
+		}
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("handlers: end lease on node %s: %w", node.Name, err)

@@ -29,7 +29,7 @@ func (h *Handlers) NodeCommandExit(c echo.Context) error {
 		if cmd.Kind != models.CommandStart {
 			return Errorf(http.StatusConflict, "not_a_start", "command %d is a %s; exits are reported on start commands", cmd.ID, cmd.Kind)
 		}
-		return jobs.FinishNodeRun(ctx, tx, cmd, exit, h.Now())
+		return jobs.FinishNodeRun(ctx, h.Lifecycle, tx, cmd, exit, h.Now())
 	})
 }
 

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/riverqueue/river"
 
@@ -25,25 +26,36 @@ func (w *LeaseExpiryWorker) Work(ctx context.Context, _ *river.Job[LeaseExpiryAr
 	return ExpireLeases(ctx, *w.deps)
 }
 
-// ExpireLeases completes every running lease past its expiry, in one
-// transaction, and reports how many.
+// ExpireLeases ends every running lease past its expiry, each in its own
+// transaction through the job lifecycle (it completes, "lease expired"),
+// and logs how many.
 func ExpireLeases(ctx context.Context, d Deps) error {
-	return d.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		now := d.Now()
-		var ids []int64
-		if err := tx.NewSelect().Model((*models.Job)(nil)).Column("id").
-			Where("state = ?", models.JobRunning).Where("executor = ?", models.ExecutorLease).
-			Where("lease_expires_at <= ?", now).OrderExpr("id").For("UPDATE SKIP LOCKED").Scan(ctx, &ids); err != nil {
-			return err
-		}
-		for _, id := range ids {
-			if err := EndLease(ctx, tx, id, models.JobCompleted, "lease expired", now); err != nil {
+	var ids []int64
+	if err := d.DB.Bun.NewSelect().Model((*models.Job)(nil)).Column("id").
+		Where("state = ?", models.JobRunning).Where("executor = ?", models.ExecutorLease).
+		Where("lease_expires_at <= ?", d.Now()).OrderExpr("id").Scan(ctx, &ids); err != nil {
+		return fmt.Errorf("jobs: expired leases: %w", err)
+	}
+	var ended []int64
+	for _, id := range ids {
+		err := d.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+			j, err := d.Lifecycle.Lock(ctx, tx, id)
+			if err != nil {
 				return err
 			}
+			now := d.Now()
+			if j.State != models.JobRunning || j.LeaseExpiresAt == nil || j.LeaseExpiresAt.After(now) {
+				return nil // released or renewed meanwhile
+			}
+			ended = append(ended, id)
+			return d.Lifecycle.RequestStop(ctx, tx, j, models.StopRequest{Kind: models.StopExpire, Reason: "lease expired"}, now)
+		})
+		if err != nil {
+			return fmt.Errorf("jobs: expire lease %d: %w", id, err)
 		}
-		if len(ids) > 0 {
-			d.Logger.Info("leases expired", "jobs", ids)
-		}
-		return nil
-	})
+	}
+	if len(ended) > 0 {
+		d.Logger.Info("leases expired", "jobs", ended)
+	}
+	return nil
 }

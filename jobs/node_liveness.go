@@ -57,7 +57,7 @@ func sweepNodesTx(ctx context.Context, tx *models.Tx, d Deps, now time.Time) err
 		return err
 	}
 	d.Logger.Warn("nodes marked down: no heartbeat", "nodes", down, "after", d.Config.NodeDownAfter)
-	if n, err := LoseNodeJobs(ctx, tx, down, now); err != nil {
+	if n, err := LoseNodeJobs(ctx, d.Lifecycle, tx, down, now); err != nil {
 		return err
 	} else if n > 0 {
 		d.Logger.Warn("jobs of down nodes lost", "nodes", down, "jobs", n)

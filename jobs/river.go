@@ -35,11 +35,16 @@ type Config struct {
 
 // Deps are what workers need. River is set by NewClient.
 type Deps struct {
-	DB        *models.DB
-	Logger    *slog.Logger
-	Now       func() time.Time
-	Config    Config
+	DB     *models.DB
+	Logger *slog.Logger
+	Now    func() time.Time
+	Config Config
+	// Executors are the executors this server runs jobs on; the
+	// lifecycle uses them (the same map).
 	Executors Executors
+	// Lifecycle owns every job's life: every start, stop and end goes
+	// through it. NewClient sets it over Executors.
+	Lifecycle *models.Lifecycle
 	River     *river.Client[pgx.Tx]
 	// Snapshots keeps the pass's snapshot in memory between passes
 	// (models.SnapshotCache); nil: every pass reads it whole.
@@ -53,6 +58,9 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 	if d.Executors == nil {
 		d.Executors = Executors{}
 	}
+	if d.Lifecycle == nil {
+		d.Lifecycle = &models.Lifecycle{Executors: d.Executors}
+	}
 	if d.Snapshots == nil {
 		d.Snapshots = models.NewSnapshotCache()
 	}
@@ -62,18 +70,19 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &NodeLivenessWorker{deps: d})
 	river.AddWorker(workers, &SchedulePassWorker{deps: d})
-	river.AddWorker(workers, &DispatchWorker{deps: d})
-	river.AddWorker(workers, &StopWorker{deps: d})
+	river.AddWorker(workers, &legacyDispatchWorker{deps: d})
+	river.AddWorker(workers, &legacyStopWorker{deps: d})
 	river.AddWorker(workers, &LeaseExpiryWorker{deps: d})
 	river.AddWorker(workers, &HoldExpiryWorker{deps: d})
 	river.AddWorker(workers, &ScoringObserveWorker{deps: d})
 	// Ray dispatch (they do nothing until a RayExecutor is registered).
 	river.AddWorker(workers, &RayDispatchWorker{deps: d})
 	river.AddWorker(workers, &RaySyncWorker{deps: d})
+	river.AddWorker(workers, &RayStopWorker{deps: d})
 	river.AddWorker(workers, &TelemetryRollupWorker{deps: d})
 	// Notifications and idle reclaim (issue 13).
 	addNotifyWorkers(workers, d)
-	river.AddWorker(workers, &RedispatchWorker{deps: d}) // operations: replica failover
+	river.AddWorker(workers, &InvariantSweepWorker{deps: d})
 
 	client, err := river.NewClient(riverpgxv5.New(d.DB.Pool), &river.Config{
 		Logger: d.Logger.With("component", "river"),
@@ -114,6 +123,6 @@ func periodicJobs(cfg Config) []*river.PeriodicJob {
 		scoringObservePeriodic(),
 		telemetryRollupPeriodic(),
 		notifySweepPeriodic(), idleReclaimPeriodic(cfg), notifyTimersPeriodic(), // issue 13
-		redispatchPeriodic(), // operations: replica failover
+		invariantSweepPeriodic(),
 	}
 }

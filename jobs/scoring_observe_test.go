@@ -25,31 +25,22 @@ func runLease(t *testing.T, db *models.DB, owner *models.User, jobType string, g
 	if err := models.CreateJob(ctx, db.Pool, j, start); err != nil {
 		t.Fatal(err)
 	}
-	err := db.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		if _, err := models.Allocate(ctx, tx, j.ID, owner.ID, gpus, start); err != nil {
-			return err
-		}
-		for _, st := range []string{models.JobScheduled, models.JobAllocating, models.JobRunning} {
-			if _, err := models.MoveJob(ctx, tx, j.ID, st, "test", nil, start); err != nil {
-				return err
-			}
-		}
-		_, err := tx.NewUpdate().Model((*models.Job)(nil)).Set("lease_expires_at = ?", start.Add(time.Hour)).Where("id = ?", j.ID).Exec(ctx)
-		return err
-	})
+	testdb.Start(t, db, j.ID, gpus, start)
+	_, err := db.Bun.NewUpdate().Model((*models.Job)(nil)).Set("lease_expires_at = ?", start.Add(time.Hour)).Where("id = ?", j.ID).Exec(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return j
 }
 
+// endLease ends a running lease at at: completed (released) or canceled.
 func endLease(t *testing.T, db *models.DB, id int64, state string, at time.Time) {
 	t.Helper()
-	if err := db.InTx(context.Background(), func(ctx context.Context, tx *models.Tx) error {
-		return jobs.EndLease(ctx, tx, id, state, "test", at)
-	}); err != nil {
-		t.Fatal(err)
+	kind := models.StopRelease
+	if state == models.JobCanceled {
+		kind = models.StopCancel
 	}
+	testdb.End(t, db, id, kind, at)
 }
 
 func observations(t *testing.T, db *models.DB) []models.ScoringObservation {
@@ -77,7 +68,7 @@ func TestCompletionObservesAndFeedsTheScheduler(t *testing.T) {
 	endLease(t, db, bert.ID, models.JobCompleted, t0.Add(100*time.Second))
 	endLease(t, db, canceled.ID, models.JobCanceled, t0.Add(50*time.Second))
 	expired := runLease(t, db, owner, "train-bert", gpus[3:4], t0.Add(time.Minute))
-	endLease(t, db, expired.ID, models.JobCompleted, t0.Add(2*time.Hour)) // past its lease expiry
+	testdb.End(t, db, expired.ID, models.StopExpire, t0.Add(2*time.Hour)) // cut off at its lease expiry
 
 	got := observations(t, db)
 	if len(got) != 1 {
@@ -95,7 +86,12 @@ func TestCompletionObservesAndFeedsTheScheduler(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return jobs.ObserveCompletion(ctx, tx, j, t0.Add(200*time.Second))
+		o, _, err := models.CompletionObservation(ctx, tx, j, *j.EndedAt)
+		if err != nil {
+			return err
+		}
+		_, err = models.RecordObservation(ctx, tx, o, models.ObservationJob, &j.ID, t0.Add(200*time.Second))
+		return err
 	}); err != nil {
 		t.Fatal(err)
 	}

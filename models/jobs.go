@@ -77,6 +77,22 @@ type Job struct {
 	// NodeID pins the job to one node (a lease asked for through that
 	// node's local /acquire); nil: any node.
 	NodeID *int64 `bun:"node_id" json:"node_id,omitempty"`
+	// What was asked of the job while it held GPUs (lifecycle_stop.go):
+	// the stop's kind, its sentence, who asked and when. StopKind "" means
+	// nothing was asked; a stop in flight is a StopKind on a job that still
+	// holds GPUs.
+	StopKind        StopKind   `bun:"stop_kind,notnull" json:"stop_kind,omitempty"`
+	StopReason      string     `bun:"stop_reason,notnull" json:"stop_reason,omitempty"`
+	StopBy          *int64     `bun:"stop_by" json:"stop_by,omitempty"`
+	StopRequestedAt *time.Time `bun:"stop_requested_at" json:"stop_requested_at,omitempty"`
+	// PreemptedFor and PreemptRule are a preemption's cause: the job it
+	// made room for and the rule that chose it (PreemptRule*).
+	PreemptedFor *int64 `bun:"preempted_for" json:"preempted_for,omitempty"`
+	PreemptRule  string `bun:"preempt_rule,notnull" json:"preempt_rule,omitempty"`
+	// RestartCount is how many times the job went back to the queue.
+	RestartCount int `bun:"restart_count,notnull" json:"restart_count"`
+	// StartCommandID is the node executor's current run: its start command.
+	StartCommandID *int64 `bun:"start_command_id" json:"-"`
 	// SchedXID is the transaction that last changed what the scheduler
 	// decides on about the job; set by a trigger (migration 14), read by
 	// the in-memory snapshot (snapshot_cache.go) only.

@@ -111,3 +111,10 @@ func JobNode(ctx context.Context, db bun.IDB, jobID int64) (int64, error) {
 WHERE a.job_id = ? AND a.released_at IS NULL ORDER BY g.node_id LIMIT 1`, jobID).Scan(ctx, &id)
 	return id, notFound(err, fmt.Sprintf("node of job %d", jobID))
 }
+
+// GetCommand returns command id, or ErrNotFound.
+func GetCommand(ctx context.Context, db bun.IDB, id int64) (*NodeCommand, error) {
+	c := new(NodeCommand)
+	err := db.NewSelect().Model(c).Where("id = ?", id).Scan(ctx)
+	return c, notFound(err, fmt.Sprintf("command %d", id))
+}

@@ -21,17 +21,20 @@ const (
 	EventGPUReclaimed   = "gpu.reclaimed"    // job, idle: the idle allocation was given back
 	EventNodeDown       = "node.down"        // node: a node stopped heartbeating (admins)
 	EventNodeUp         = "node.up"          // node: a node came back (admins)
+	// EventInvariantRepaired: reason: the invariant sweep found a GPU held
+	// by a job that does not run (or the like) and repaired it (admins).
+	EventInvariantRepaired = "invariant.repaired"
 )
 
 // Events lists the catalogue in the order pages show it.
 var Events = []string{
 	EventJobStarted, EventJobFinished, EventJobFailed, EventJobCanceled, EventJobPreempted, EventJobWaitingLong,
 	EventBookingStart, EventBookingEnded, EventBookingClashed, EventHoldExpired,
-	EventGPUIdle, EventGPUReclaimed, EventNodeDown, EventNodeUp,
+	EventGPUIdle, EventGPUReclaimed, EventNodeDown, EventNodeUp, EventInvariantRepaired,
 }
 
 // AdminEvents go to administrators rather than to an owner.
-var AdminEvents = []string{EventNodeDown, EventNodeUp}
+var AdminEvents = []string{EventNodeDown, EventNodeUp, EventInvariantRepaired}
 
 // TeamEvents also go to team channels (channels without an owner, such as
 // the server-wide Slack channel).
@@ -61,7 +64,7 @@ func DefaultPreferences() map[string][]string {
 	// A start is frequent and expected: nowhere unless asked for.
 	out[EventJobStarted] = []string{}
 	for _, e := range []string{EventJobFinished, EventJobFailed, EventJobPreempted, EventBookingStart,
-		EventBookingClashed, EventGPUIdle, EventGPUReclaimed, EventNodeDown} {
+		EventBookingClashed, EventGPUIdle, EventGPUReclaimed, EventNodeDown, EventInvariantRepaired} {
 		out[e] = slices.Clone(all)
 	}
 	return out

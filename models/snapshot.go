@@ -93,7 +93,7 @@ const snapshotJobColumns = `j.id, j.owner_id, j.team_id, j.state, j.name, j.gpu_
        j.allow_multi_node, j.priority, j.preemptible, j.submitted_at, j.node_id, j.estimated_duration_s,
        j.job_type, coalesce(j.started_at, j.scheduled_at),
        j.queue_position, j.pending_code, j.pending_reason, j.estimated_start_at,
-       j.checkpoint, j.stop_grace_s, j.attained_gpu_s, j.preempted_at`
+       j.checkpoint, j.stop_grace_s, j.attained_gpu_s, j.preempted_at, j.stop_kind <> ''`
 
 // snapshotJobsQuery reads every queued job and every job holding GPUs, in
 // submission order.
@@ -126,7 +126,7 @@ func scanJob(r rows) (snapJob, error) {
 	if err := r.Scan(&sj.ID, &sj.UserID, &teamID, &out.state, &sj.Name, &sj.GPUCount, &mem, &sj.GPUModel,
 		&sj.AllowMultiNode, &sj.Priority, &sj.Preemptible, &sj.SubmittedAt, &node, &est,
 		&out.jobType, &started, &position, &out.ex.Code, &out.ex.Reason, &eta,
-		&sj.Checkpoint, &graceS, &sj.AttainedGPUSeconds, &preempt); err != nil {
+		&sj.Checkpoint, &graceS, &sj.AttainedGPUSeconds, &preempt, &sj.Stopping); err != nil {
 		return out, fmt.Errorf("models: snapshot jobs: %w", err)
 	}
 	if teamID != nil {
@@ -240,6 +240,7 @@ func SchedulerJob(j *Job) scheduler.Job {
 	if j.PreemptedAt != nil {
 		sj.PreemptedAt = *j.PreemptedAt
 	}
+	sj.Stopping = j.Stopping()
 	return sj
 }
 

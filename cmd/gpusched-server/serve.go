@@ -79,7 +79,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	if err != nil {
 		return err
 	}
-	deps.Executors[models.ExecutorNode] = jobs.NewNodeExecutor(deps)
+	jobs.NewNodeExecutor(deps)
 	if err := addRayExecutor(deps, cfg.Ray, logger); err != nil { // Ray dispatch
 		return err
 	}
@@ -98,7 +98,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	listener := models.NewListener(db.Pool, logger)
 	h := &handlers.Handlers{
 		DB: db.DB, Logger: logger, Now: now, Sessions: sessions, Migrations: migrations.New(db.Pool, logger), Asset: assets.Path,
-		Listener: listener, CanRun: deps.Executors.Has, Stop: deps.Stop,
+		Listener: listener, CanRun: deps.Executors.Has, Lifecycle: deps.Lifecycle,
 		Notifier: &models.Notifier{Pool: db.Pool, Logger: logger, Window: 50 * time.Millisecond},
 		Config: handlers.Config{Version: version, Dev: cfg.Dev, DevLogin: devLogin, Admins: cfg.Admins, HeartbeatInterval: cfg.HeartbeatInterval,
 			HoldTTL: cfg.HoldTTL, HoldLimit: cfg.HoldLimit, DefaultExecutor: cfg.DefaultExecutor,

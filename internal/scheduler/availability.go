@@ -119,6 +119,9 @@ func (p *pass) indexRunning(s *Snapshot) {
 		if r.end == 0 && p.cfg.isLAS() && p.cfg.LAS.LearnedOverrun {
 			r.end = p.overrunLeft(j)
 		}
+		if j.Stopping { // asked to stop: gone within its grace
+			r.end = min(r.end, int64(stopGrace(j)))
+		}
 		for _, id := range j.GPUs {
 			gi, ok := p.byID[id]
 			if !ok || p.gpus[gi].holder >= 0 {

@@ -65,6 +65,11 @@ type Job struct {
 	// Running jobs only.
 	StartedAt time.Time
 	GPUs      []int64 // the exact GPUs it holds
+	// Stopping is set on a running job that was asked to stop (preempted,
+	// canceled, reclaimed) and has not ended yet: its GPUs count as
+	// freeing, it is expected to end within its stop grace, and it is
+	// never chosen to stop again.
+	Stopping bool
 
 	// Checkpoint says the job saves its state when asked to stop (SIGTERM,
 	// then StopGrace) and resumes from it: the las and gittins policies may
@@ -185,7 +190,15 @@ type Preemption struct {
 	JobID    int64
 	ForJobID int64
 	Reason   string
+	// Rule is what chose the job: RulePriority or RuleLASDemotion.
+	Rule string
 }
+
+// Preemption rules.
+const (
+	RulePriority    = "priority"     // a preemptible job of lower priority than the head
+	RuleLASDemotion = "las_demotion" // a checkpointing job demoted below the head by attained service
+)
 
 // Reason codes of an Explanation.
 const (

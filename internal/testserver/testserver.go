@@ -66,6 +66,10 @@ type Options struct {
 	// QueryHooks are added to the bun handle before anything runs (adding
 	// one later races with the background work's queries).
 	QueryHooks []bun.QueryHook
+	// Manual leaves the background work stopped: no River worker runs and
+	// nothing triggers passes, so a test drives every pass itself
+	// (jobs.RunPass with Server.Deps) and decides the order of events.
+	Manual bool
 }
 
 // NewWith starts a server like New, with o.
@@ -108,12 +112,12 @@ func NewWith(t testing.TB, o Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps.Executors[models.ExecutorNode] = jobs.NewNodeExecutor(deps)
+	jobs.NewNodeExecutor(deps)
 	if o.Setup != nil {
 		o.Setup(deps)
 	}
 	h := &handlers.Handlers{DB: db, Logger: logger, Now: now, Sessions: sessions, Asset: assets.Path,
-		Migrations: migrations.New(db.Pool, logger), Listener: listener, CanRun: deps.Executors.Has, Stop: deps.Stop,
+		Migrations: migrations.New(db.Pool, logger), Listener: listener, CanRun: deps.Executors.Has, Lifecycle: deps.Lifecycle,
 		Notifier: &models.Notifier{Pool: db.Pool, Logger: logger, Window: 50 * time.Millisecond},
 		Config:   handlers.Config{Version: "test", Dev: true, DevLogin: true, HeartbeatInterval: time.Second, NotifyAllowPrivate: true}}
 	// Notification secrets are sealed as in serve (issue 13).
@@ -145,9 +149,16 @@ func NewWith(t testing.TB, o Options) *Server {
 	go func() { listener.Run(ctx); done <- struct{}{} }()
 	go func() { srv.Run(ctx); done <- struct{}{} }()
 	kicker := &jobs.Kicker{Listener: listener, River: riverClient, Logger: logger}
-	go func() { kicker.Run(ctx); done <- struct{}{} }()
-	if err := riverClient.Start(ctx); err != nil {
-		t.Fatal(err)
+	go func() {
+		if !o.Manual {
+			kicker.Run(ctx)
+		}
+		done <- struct{}{}
+	}()
+	if !o.Manual {
+		if err := riverClient.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	hs := httptest.NewUnstartedServer(srv.Echo)
 	if o.Configure != nil {
