@@ -24,8 +24,10 @@ type readyCheck struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// Readyz handles GET /readyz: the database answers and both our schema and
-// River's are current. 503 otherwise, with what failed. Sign-in providers
+// Readyz handles GET /readyz: the database answers as the next request
+// will find it (models.DB.Ready: after a lost connection, only once the
+// pools hold fresh connections and the change listener is back) and both
+// our schema and River's are current. 503 otherwise, with what failed. Sign-in providers
 // that cannot be reached are named under "signin" without making the
 // server unready.
 func (h *Handlers) Readyz(c echo.Context) error {
@@ -33,7 +35,7 @@ func (h *Handlers) Readyz(c echo.Context) error {
 	defer cancel()
 	checks := map[string]readyCheck{}
 	ready := true
-	if err := h.DB.Pool.Ping(ctx); err != nil {
+	if err := h.DB.Ready(ctx); err != nil {
 		checks["database"] = readyCheck{Detail: "database unreachable: " + err.Error()}
 		ready = false
 	} else {

@@ -27,33 +27,43 @@ var ErrConflict = errors.New("conflict")
 // cached). Bun runs over its own pool in pgx's simple protocol: bun inlines
 // every value into the SQL text, so each statement is new to the server and
 // preparing it would cost a round trip and pollute the statement cache.
+//
+// Both pools drop every connection as soon as one shows the server went
+// away (see connHealth), and InTx begins once more when its BEGIN met a
+// connection the server had ended.
 type DB struct {
 	Pool *pgxpool.Pool
 	Bun  *bun.DB
 
 	bunPool *pgxpool.Pool
+	health  *connHealth
 }
 
 // Open connects to url (a PostgreSQL connection string) and checks the
 // connection. maxConns caps each of the two pools.
 func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
-	pool, err := newPool(ctx, url, maxConns, pgx.QueryExecModeCacheStatement)
+	health := newConnHealth()
+	pool, err := newPool(ctx, url, maxConns, pgx.QueryExecModeCacheStatement, health)
 	if err != nil {
 		return nil, err
 	}
-	bunPool, err := newPool(ctx, url, maxConns, pgx.QueryExecModeSimpleProtocol)
+	bunPool, err := newPool(ctx, url, maxConns, pgx.QueryExecModeSimpleProtocol, health)
 	if err != nil {
 		pool.Close()
 		return nil, err
 	}
-	return &DB{Pool: pool, bunPool: bunPool, Bun: bun.NewDB(stdlib.OpenDBFromPool(bunPool), pgdialect.New())}, nil
+	return &DB{Pool: pool, bunPool: bunPool, health: health,
+		Bun: bun.NewDB(stdlib.OpenDBFromPool(bunPool), pgdialect.New())}, nil
 }
 
 // DefaultMaxConns is the server's connection pool size (per pool) unless
 // GPUSCHED_DB_MAX_CONNS says otherwise; benchmarks use it too.
 const DefaultMaxConns = 20
 
-func newPool(ctx context.Context, url string, maxConns int32, mode pgx.QueryExecMode) (*pgxpool.Pool, error) {
+// newPool opens one pool whose connections report to health, which also
+// decides which idle connection to check before handing it out
+// (health.shouldPing).
+func newPool(ctx context.Context, url string, maxConns int32, mode pgx.QueryExecMode, health *connHealth) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("models: parse database url: %w", err)
@@ -63,10 +73,13 @@ func newPool(ctx context.Context, url string, maxConns int32, mode pgx.QueryExec
 	}
 	cfg.MaxConnIdleTime = 5 * time.Minute
 	cfg.ConnConfig.DefaultQueryExecMode = mode
+	cfg.ConnConfig.Tracer = health
+	cfg.ShouldPing = health.shouldPing
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("models: open pool: %w", err)
 	}
+	health.watch(pool)
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := pool.Ping(pingCtx); err != nil {
@@ -100,30 +113,20 @@ func (tx *Tx) PGX() pgx.Tx { return tx.pgx }
 // bun only knows database/sql and River only knows pgx, so the transaction is
 // begun by pgx on the raw connection underneath a pinned *sql.Conn, and bun's
 // queries run on that same pinned connection: both see one transaction.
+//
+// When pinning the connection or its BEGIN fails because the connection
+// was lost, nothing has run yet, so InTx begins once more on another
+// connection. A loss once fn has started is returned, never retried: by
+// then a statement may have run, and at COMMIT the work may have committed.
 func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx *Tx) error) (err error) {
-	conn, err := db.Bun.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("models: pin connection: %w", err)
+	conn, ptx, err := db.begin(ctx)
+	if err != nil && ctx.Err() == nil && (isConnLoss(err) || pgconn.SafeToRetry(err)) {
+		conn, ptx, err = db.begin(ctx)
 	}
-	defer conn.Close()
-	// Begin, commit and rollback run inside conn.Raw, under database/sql's
-	// lock of the driver connection: when a context is canceled mid-query,
-	// database/sql closes the query's rows from another goroutine under that
-	// lock, and a rollback on the raw connection beside it would race.
-	var ptx pgx.Tx
-	if err := conn.Raw(func(dc any) error {
-		c, ok := dc.(*stdlib.Conn)
-		if !ok {
-			return fmt.Errorf("models: driver connection is %T, not pgx", dc)
-		}
-		var err error
-		if ptx, err = c.Conn().Begin(ctx); err != nil {
-			return fmt.Errorf("models: begin: %w", err)
-		}
-		return nil
-	}); err != nil {
+	if err != nil {
 		return err
 	}
+	defer conn.Close()
 	rollback := func() {
 		_ = conn.Raw(func(any) error { return ptx.Rollback(context.WithoutCancel(ctx)) })
 	}
@@ -143,6 +146,35 @@ func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx *Tx) err
 		return fmt.Errorf("models: commit: %w", err)
 	}
 	return nil
+}
+
+// begin pins a connection and begins a transaction on it, letting the
+// connection go again when BEGIN fails.
+func (db *DB) begin(ctx context.Context) (bun.Conn, pgx.Tx, error) {
+	conn, err := db.Bun.Conn(ctx)
+	if err != nil {
+		return bun.Conn{}, nil, fmt.Errorf("models: pin connection: %w", err)
+	}
+	// Begin, commit and rollback run inside conn.Raw, under database/sql's
+	// lock of the driver connection: when a context is canceled mid-query,
+	// database/sql closes the query's rows from another goroutine under that
+	// lock, and a rollback on the raw connection beside it would race.
+	var ptx pgx.Tx
+	if err := conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("models: driver connection is %T, not pgx", dc)
+		}
+		var err error
+		if ptx, err = c.Conn().Begin(ctx); err != nil {
+			return fmt.Errorf("models: begin: %w", err)
+		}
+		return nil
+	}); err != nil {
+		_ = conn.Close()
+		return bun.Conn{}, nil, err
+	}
+	return conn, ptx, nil
 }
 
 // isUniqueViolation reports whether err is PostgreSQL's unique_violation,
