@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -33,7 +34,7 @@ func TestSnapshotLost(t *testing.T) {
 	alloc(false, gpus[0], time.Hour, "preempted for job 9: x") // lost 3600
 	alloc(true, gpus[1], time.Hour, "preempted for job 9: x")  // lost 90
 	alloc(false, gpus[2], 2*time.Hour, "completed")            // lost 0
-	s, _, err := models.LoadSnapshot(ctx, db.Bun, now, 7*24*time.Hour)
+	s, _, err := models.LoadSnapshot(ctx, db.Bun, now, 7*24*time.Hour, scoring.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

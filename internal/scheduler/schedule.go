@@ -39,6 +39,7 @@ type pass struct {
 	startSpans []startSpan
 	preempts   []Preemption
 	outs       []outcome
+	steered    []Steered
 
 	gittins map[gittinsKey]float64 // Gittins indices computed in this pass
 
@@ -80,6 +81,7 @@ type outcome struct {
 // describes the stages; each stage's doc comment gives its rules.
 func Schedule(s Snapshot, c Config) Plan {
 	p := newPass(&s, c)
+	p.steer(&s) // steer.go
 	q := p.queue(&s)
 	p.outs = make([]outcome, len(q))
 	for i, qj := range q {
@@ -132,6 +134,7 @@ func (p *pass) plan(q []*qjob) Plan {
 		pl.Pending = append(pl.Pending, e)
 	}
 	pl.Pins = p.activePins()
+	pl.Steered = p.steered
 	return pl
 }
 
