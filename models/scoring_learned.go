@@ -137,7 +137,7 @@ func applyLearned(ctx context.Context, db bun.IDB, s *scheduler.Snapshot, jobTyp
 		if n > 0 {
 			mean = sum / float64(n)
 		}
-		j.EstimatedDuration, j.LearnedEstimate = learnedDuration(math.Exp(mean)), true
+		j.EstimatedDuration, j.LearnedEstimate = scoring.RuntimeDuration(math.Exp(mean)), true
 	}
 	steered := map[string]bool{}
 	for i := range s.Pending {
@@ -154,14 +154,8 @@ func applyLearned(ctx context.Context, db bun.IDB, s *scheduler.Snapshot, jobTyp
 	for _, jt := range slices.Sorted(maps.Keys(steered)) {
 		for _, m := range models {
 			e := c.Estimate(st, jt, m)
-			s.Steering = append(s.Steering, scheduler.SteerCost{JobType: jt, GPUModel: m, Cost: c.ExpectedCost(e), Runtime: learnedDuration(e.Mu)})
+			s.Steering = append(s.Steering, scheduler.SteerCost{JobType: jt, GPUModel: m, Cost: c.ExpectedCost(e), Runtime: scoring.RuntimeDuration(e.Mu)})
 		}
 	}
 	return nil
-}
-
-// learnedDuration is a learned runtime in seconds as an estimate: whole
-// seconds, at least one, at most the model's longest runtime.
-func learnedDuration(secs float64) time.Duration {
-	return max(time.Second, time.Duration(math.Min(math.Round(secs), scoring.MaxRuntimeS))*time.Second)
 }
