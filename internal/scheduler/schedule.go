@@ -100,6 +100,14 @@ func Schedule(s Snapshot, c Config) Plan {
 
 // newPass indexes the snapshot and pins bookings.
 func newPass(s *Snapshot, c Config) *pass {
+	p := indexPass(s, c)
+	p.pinBookings(s)
+	p.initQuotas()
+	return p
+}
+
+// indexPass starts a pass on s: the cluster indexed (availability.go).
+func indexPass(s *Snapshot, c Config) *pass {
 	p := &pass{snap: s, now: s.Now, cfg: c, defDur: time.Duration(c.DefaultDuration),
 		filters: map[filterKey]*filter{}, noFit: map[shape]bool{}, counts: map[*filter]countMemo{},
 		words: map[shape]wordsMemo{}}
@@ -107,8 +115,6 @@ func newPass(s *Snapshot, c Config) *pass {
 		p.defDur = time.Duration(DefaultConfig().DefaultDuration)
 	}
 	p.index(s)
-	p.pinBookings(s)
-	p.initQuotas()
 	return p
 }
 
