@@ -73,7 +73,8 @@ type outcome struct {
 // Plan.Starts lists the jobs that start now, in queue order, each with all
 // its GPUs (in node ID, index order); Plan.Preemptions the running jobs to
 // stop for the head job, by job ID; Plan.Pending one explanation for every
-// other pending job, in queue order. It is a pure function of its
+// other pending job, in queue order; Plan.Steered the pending jobs steered
+// to a GPU model (steer.go), by job ID. It is a pure function of its
 // arguments: time comes only from s.Now, maps are read in sorted order, the
 // order of the snapshot's slices does not matter, and the snapshot is not
 // modified. It does not validate c: an unknown policy orders as fcfs, and a
