@@ -24,7 +24,8 @@ type Explained map[int64]scheduler.Explanation
 // caller's transaction: nodes, present GPUs, jobs holding GPUs, queued jobs
 // (and the explanations they carry), live bookings and holds, every user's
 // and team's share, cap and decayed usage, and what the scoring model
-// (configuration sc) learned of the jobs' types.
+// learned of the jobs' types, read with configuration sc (a valid one: the
+// server's, read once at start).
 func LoadSnapshot(ctx context.Context, db bun.IDB, now time.Time, halfLife time.Duration, sc scoring.Config) (scheduler.Snapshot, Explained, error) {
 	return loadSnapshot(ctx, db, now, halfLife, sc, loadJobs)
 }
