@@ -25,7 +25,8 @@ type Config struct {
 	// PassEvery is the safety-net period of scheduling passes; changes
 	// trigger passes at once through the Kicker.
 	PassEvery time.Duration
-	// Scoring is the scoring model's configuration (zero: its defaults).
+	// Scoring is the scoring model's configuration, for learned estimates,
+	// steering and observations (zero: its defaults).
 	Scoring scoring.Config
 	// Retention is how long the usage history is kept (zero: models.DefaultRetention).
 	Retention models.Retention
@@ -55,6 +56,9 @@ type Deps struct {
 // registered, and sets d.River. Several replicas may run one each: River
 // elects one leader for periodic jobs and spreads the rest.
 func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
+	if _, err := d.Config.scoringConfig(); err != nil {
+		return nil, err
+	}
 	if d.Executors == nil {
 		d.Executors = Executors{}
 	}

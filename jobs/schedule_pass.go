@@ -88,13 +88,17 @@ func RunPass(ctx context.Context, d Deps, riverJobID int64, reason string) (mode
 			}
 			return finishPass(ctx, tx, &stats, start)
 		}
+		sc, err := d.Config.scoringConfig()
+		if err != nil {
+			return err
+		}
 		var snap scheduler.Snapshot
 		var prev models.Explained
 		if d.Snapshots != nil {
 			loaded = true
-			snap, prev, err = d.Snapshots.Load(ctx, tx, now, time.Duration(cfg.FairShare.HalfLife))
+			snap, prev, err = d.Snapshots.Load(ctx, tx, now, time.Duration(cfg.FairShare.HalfLife), sc)
 		} else {
-			snap, prev, err = models.LoadSnapshot(ctx, tx, now, time.Duration(cfg.FairShare.HalfLife))
+			snap, prev, err = models.LoadSnapshot(ctx, tx, now, time.Duration(cfg.FairShare.HalfLife), sc)
 		}
 		if err != nil {
 			return err

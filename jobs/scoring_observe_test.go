@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -120,7 +121,7 @@ func TestCompletionObservesAndFeedsTheScheduler(t *testing.T) {
 		}
 		queued[name] = j
 	}
-	snap, _, err := models.LoadSnapshot(ctx, db.Bun, t0, time.Hour)
+	snap, _, err := models.LoadSnapshot(ctx, db.Bun, t0, time.Hour, scoring.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,5 +198,93 @@ func TestReplicasApplyInOneOrder(t *testing.T) {
 				t.Errorf("%v: %+v, want %+v", p, m, inter[p])
 			}
 		}
+	}
+}
+
+// modelNode registers a node of two GPUs of model and returns their IDs.
+func modelNode(t *testing.T, db *models.DB, name, model string) []int64 {
+	t.Helper()
+	ctx := context.Background()
+	n, err := models.EnsureNode(ctx, db.Bun, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := []models.GPUInventory{{Index: 0, UUID: name + "-0", Model: model, MemoryMiB: 81559}, {Index: 1, UUID: name + "-1", Model: model, MemoryMiB: 81559}}
+	if err := models.RegisterNode(ctx, db.Bun, n.ID, name, "test", inv, testdb.Now); err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	if err := db.Bun.NewSelect().Model((*models.GPU)(nil)).Column("id").Where("node_id = ?", n.ID).OrderExpr("idx").Scan(ctx, &ids); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// The pass steers with the scoring configuration it is given
+// (jobs.Config.Scoring, read once by the server from SCHEDULER_*): bert ran
+// once in 80 s on an L4 and four times in 100 s on an A100, so the default
+// λ sends a bert job to the L4 and λ = 2 to the A100.
+func TestPassSteersWithConfiguredScoring(t *testing.T) {
+	t.Parallel()
+	careful := scoring.DefaultConfig()
+	careful.Lambda = 2
+	tests := map[string]struct {
+		cfg  scoring.Config
+		want string
+	}{
+		"zero: the defaults": {want: "L4"},
+		"λ = 2":              {cfg: careful, want: "A100"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			db := testdb.New(t)
+			ctx := context.Background()
+			a100 := modelNode(t, db, "n-a100", "A100")
+			l4 := modelNode(t, db, "n-l4", "L4")
+			for _, o := range []scoring.Observation{{JobType: "bert", GPUType: "L4", RuntimeS: 80},
+				{JobType: "bert", GPUType: "A100", RuntimeS: 100}, {JobType: "bert", GPUType: "A100", RuntimeS: 100},
+				{JobType: "bert", GPUType: "A100", RuntimeS: 100}, {JobType: "bert", GPUType: "A100", RuntimeS: 100}} {
+				if _, err := models.RecordObservation(ctx, db.Bun, o, models.ObservationAPI, nil, testdb.Now); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d := jobs.Deps{DB: db, Logger: quiet(), Now: func() time.Time { return testdb.Now }, Executors: jobs.Executors{},
+				Config: jobs.Config{Scoring: tc.cfg}}
+			if n, err := jobs.ApplyScoringObservations(ctx, d); err != nil || n != 5 {
+				t.Fatalf("applied %d, %v", n, err)
+			}
+			owner := testdb.User(t, db, models.RoleMember)
+			j := &models.Job{OwnerID: owner.ID, GPUCount: 1, Executor: models.ExecutorLease, JobType: "bert"}
+			if err := models.CreateJob(ctx, db.Pool, j, testdb.Now); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := jobs.RunPass(ctx, d, 0, "test"); err != nil {
+				t.Fatal(err)
+			}
+			live, err := models.LiveAllocations(ctx, db.Bun)
+			if err != nil {
+				t.Fatal(err)
+			}
+			model := map[int64]string{a100[0]: "A100", a100[1]: "A100", l4[0]: "L4", l4[1]: "L4"}
+			if len(live) != 1 || live[0].JobID != j.ID || model[live[0].GPUID] != tc.want {
+				t.Fatalf("allocations %+v (GPU models %v), want job %d on an %s", live, model, j.ID, tc.want)
+			}
+		})
+	}
+}
+
+// An invalid scoring configuration is refused when the workers start, not
+// replaced by the defaults.
+func TestInvalidScoringConfigRefused(t *testing.T) {
+	t.Parallel()
+	bad := scoring.DefaultConfig()
+	bad.Tau2 = 0
+	d := jobs.Deps{DB: testdb.New(t), Logger: quiet(), Now: time.Now, Config: jobs.Config{Scoring: bad}}
+	if _, err := jobs.NewClient(&d); err == nil || !strings.Contains(err.Error(), "tau") {
+		t.Fatalf("NewClient with τ² = 0: %v, want an error naming tau²", err)
+	}
+	if _, err := jobs.ApplyScoringObservations(context.Background(), d); err == nil {
+		t.Fatal("observations applied with τ² = 0")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 )
 
 // holdingStates are the states in which a job holds GPUs.
@@ -21,17 +22,19 @@ type Explained map[int64]scheduler.Explanation
 
 // LoadSnapshot reads everything the scheduler decides on, as of now, in the
 // caller's transaction: nodes, present GPUs, jobs holding GPUs, queued jobs
-// (and the explanations they carry), live bookings and holds, and every
-// user's and team's share, cap and decayed usage.
-func LoadSnapshot(ctx context.Context, db bun.IDB, now time.Time, halfLife time.Duration) (scheduler.Snapshot, Explained, error) {
-	return loadSnapshot(ctx, db, now, halfLife, loadJobs)
+// (and the explanations they carry), live bookings and holds, every user's
+// and team's share, cap and decayed usage, and what the scoring model
+// learned of the jobs' types, read with configuration sc (a valid one: the
+// server's, read once at start).
+func LoadSnapshot(ctx context.Context, db bun.IDB, now time.Time, halfLife time.Duration, sc scoring.Config) (scheduler.Snapshot, Explained, error) {
+	return loadSnapshot(ctx, db, now, halfLife, sc, loadJobs)
 }
 
 // jobLoader fills a snapshot's pending and running jobs, their
 // explanations and job types.
 type jobLoader func(ctx context.Context, db bun.IDB, s *scheduler.Snapshot, prev Explained, types map[int64]string) error
 
-func loadSnapshot(ctx context.Context, db bun.IDB, now time.Time, halfLife time.Duration, jobs jobLoader) (scheduler.Snapshot, Explained, error) {
+func loadSnapshot(ctx context.Context, db bun.IDB, now time.Time, halfLife time.Duration, sc scoring.Config, jobs jobLoader) (scheduler.Snapshot, Explained, error) {
 	s := scheduler.Snapshot{Now: now, Users: map[int64]scheduler.Principal{}, Teams: map[int64]scheduler.Principal{}}
 	prev := Explained{}
 	nodes, err := ListNodes(ctx, db)
@@ -48,8 +51,8 @@ func loadSnapshot(ctx context.Context, db bun.IDB, now time.Time, halfLife time.
 	if err := jobs(ctx, db, &s, prev, types); err != nil {
 		return s, nil, err
 	}
-	// The scoring model's learned runtimes and GPU-model steering (scoring_learned.go).
-	if err := applyLearned(ctx, db, &s, types); err != nil {
+	// The scoring model's learned runtimes and steering costs (scoring_learned.go).
+	if err := applyLearned(ctx, db, &s, types, sc); err != nil {
 		return s, nil, err
 	}
 	if err := loadBookings(ctx, db, &s); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -120,7 +121,7 @@ func checkSnapshotCache(t *testing.T, seed uint64) {
 		var total int64
 		err := db.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
 			if other {
-				fresh, prev, err := models.LoadSnapshot(ctx, tx, now, time.Hour)
+				fresh, prev, err := models.LoadSnapshot(ctx, tx, now, time.Hour, scoring.DefaultConfig())
 				if err != nil {
 					return err
 				}
@@ -129,11 +130,11 @@ func checkSnapshotCache(t *testing.T, seed uint64) {
 				}
 				return models.RecordPass(ctx, tx, &models.PassStats{At: now})
 			}
-			got, gotPrev, err := cache.Load(ctx, tx, now, time.Hour)
+			got, gotPrev, err := cache.Load(ctx, tx, now, time.Hour, scoring.DefaultConfig())
 			if err != nil {
 				return err
 			}
-			want, wantPrev, err := models.LoadSnapshot(ctx, tx, now, time.Hour)
+			want, wantPrev, err := models.LoadSnapshot(ctx, tx, now, time.Hour, scoring.DefaultConfig())
 			if err != nil {
 				return err
 			}

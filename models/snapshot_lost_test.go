@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -34,7 +35,7 @@ func TestSnapshotLost(t *testing.T) {
 	alloc(false, gpus[0], time.Hour, models.CausePreempted, "stopped for the critical job")          // lost 3600
 	alloc(true, gpus[1], time.Hour, models.CausePreempted, "demoted")                                // lost 90
 	alloc(false, gpus[2], 2*time.Hour, models.CauseCompleted, "preempted for job 9 (in words only)") // lost 0
-	s, _, err := models.LoadSnapshot(ctx, db.Bun, now, 7*24*time.Hour)
+	s, _, err := models.LoadSnapshot(ctx, db.Bun, now, 7*24*time.Hour, scoring.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,8 @@ type node struct {
 // gpu is one present accelerator as the pass sees it.
 type gpu struct {
 	id     int64
-	node   int32 // index into pass.nodes
+	model  string // GPU.Model as given
+	node   int32  // index into pass.nodes
 	index  int
 	group  int
 	class  int32 // index into pass.classes: (lowercased model, memory)
@@ -84,7 +85,7 @@ func (p *pass) index(s *Snapshot) {
 		gi := int32(len(p.gpus))
 		p.byID[g.ID] = gi
 		usable := g.Healthy && !g.Drained && !g.Foreign && n.Up && !n.Drained
-		p.gpus = append(p.gpus, gpu{id: g.ID, node: ni, index: g.Index, group: g.NVLinkGroup,
+		p.gpus = append(p.gpus, gpu{id: g.ID, model: g.Model, node: ni, index: g.Index, group: g.NVLinkGroup,
 			class: ci, usable: usable, holder: -1})
 		p.nodes[ni].gpus = append(p.nodes[ni].gpus, gi)
 		p.largest = max(p.largest, len(p.nodes[ni].gpus))
