@@ -120,7 +120,7 @@ func benchSubmissionCPU(b *testing.B, kind string) {
 	}
 	s := testserver.NewWith(b, testserver.Options{DBMaxConns: models.DefaultMaxConns})
 	tok, u := s.UserToken(b, models.RoleMember)
-	if err := models.SetUnixUser(context.Background(), s.DB.Bun, u.ID, jobUnixUser(b), time.Now()); err != nil {
+	if err := models.SetUnixUser(context.Background(), s.DB.Bun, u.ID, jobRunAs(b), time.Now()); err != nil {
 		b.Fatal(err)
 	}
 	startBenchAgents(b, s)
@@ -246,17 +246,4 @@ func waitAllEnded(b *testing.B, s *testserver.Server) {
 		}
 		<-time.After(20 * time.Millisecond)
 	}
-}
-
-// jobUnixUser is who the agents run jobs as: nobody when the benchmark runs
-// as root, else its own user.
-func jobUnixUser(b *testing.B) string {
-	if os.Geteuid() == 0 {
-		return "nobody"
-	}
-	if u := os.Getenv("USER"); u != "" {
-		return u
-	}
-	b.Skip("no user name to run jobs as")
-	return ""
 }
