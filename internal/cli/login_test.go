@@ -79,12 +79,8 @@ func startTestAgent(t *testing.T, s *testserver.Server) {
 	done := make(chan struct{})
 	go func() { _ = a.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done; _ = os.RemoveAll(dir) })
-	deadline := time.Now().Add(10 * time.Second)
-	for a.NodeID() == 0 || !hasGPUs(t, s) {
-		if time.Now().After(deadline) {
-			t.Fatal("the agent did not register")
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !eventually(10*time.Second, func() bool { return a.NodeID() != 0 && hasGPUs(t, s) }) {
+		t.Fatal("the agent did not register")
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
 )
@@ -25,4 +26,14 @@ func gpusched(t *testing.T, args ...string) (string, error) {
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(context.Background())
 	return out.String(), err
+}
+
+// eventually polls cond until it holds and reports whether it did within limit.
+func eventually(limit time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(limit); !cond(); <-time.After(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
 }

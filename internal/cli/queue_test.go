@@ -34,19 +34,13 @@ func TestSubmitQueueCancelCommands(t *testing.T) {
 	second := strings.Fields(out)[1]
 
 	// The first runs, the second waits with its place and a reason.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		out, err = gpusched(t, "queue")
-		if err != nil {
+	if !eventually(10*time.Second, func() bool {
+		if out, err = gpusched(t, "queue"); err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(out, "1 running, 1 pending") && strings.Contains(out, "#1") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("queue never showed 1 running, 1 pending with a position:\n%s", out)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return strings.Contains(out, "1 running, 1 pending") && strings.Contains(out, "#1")
+	}) {
+		t.Fatalf("queue never showed 1 running, 1 pending with a position:\n%s", out)
 	}
 	for _, want := range []string{"ID", "REASON", "first", "second", " R ", " PD "} {
 		if !strings.Contains(out, want) {
