@@ -11,6 +11,16 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/internal/signin"
 )
 
+// eventually polls cond until it holds and reports whether it did within limit.
+func eventually(limit time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(limit); !cond(); <-time.After(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
+
 func oidcConfig(name, issuer string) signin.ProviderConfig {
 	return signin.ProviderConfig{Name: name, Kind: signin.KindOIDC, Issuer: issuer, ClientID: "gpusched-fake", ClientSecret: "gpusched-fake-secret"}
 }
@@ -29,12 +39,8 @@ func TestHangingProviderNeverBlocks(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { ps.Run(ctx); close(done) }()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(ps.Unavailable()) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("a hanging provider is not reported unavailable within 5 s")
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !eventually(5*time.Second, func() bool { return len(ps.Unavailable()) > 0 }) {
+		t.Fatal("a hanging provider is not reported unavailable within 5 s")
 	}
 	if why := ps.Unavailable()["hang"]; !strings.Contains(why, "no answer") {
 		t.Errorf("why: %q", why)
@@ -60,12 +66,8 @@ func TestProviderDownAtStartComesBack(t *testing.T) {
 	defer cancel()
 	done := make(chan struct{})
 	go func() { ps.Run(ctx); close(done) }()
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(ps.Unavailable()["late"], "refused") {
-		if time.Now().After(deadline) {
-			t.Fatalf("a provider that is down is not reported: %v", ps.Unavailable())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !eventually(5*time.Second, func() bool { return strings.Contains(ps.Unavailable()["late"], "refused") }) {
+		t.Fatalf("a provider that is down is not reported: %v", ps.Unavailable())
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
