@@ -115,9 +115,7 @@ func TestJobBatcher(t *testing.T) {
 		}
 		submit(fmt.Sprintf("waiting-%d", i), gpus)
 	}
-	for b.Waiting() != 6 {
-		time.Sleep(time.Millisecond)
-	}
+	waitFor(t, "six submissions waiting", func() bool { return b.Waiting() == 6 })
 	close(g.open)
 	ids := map[int64]string{}
 	for range 8 {

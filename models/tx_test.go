@@ -133,17 +133,11 @@ func TestInTxCanceledMidQuery(t *testing.T) {
 	// database/sql rolls a canceled transaction back from its own goroutine,
 	// so the server may see the rollback a moment after InTx returns: what
 	// matters is that every connection leaves its transaction, soon.
-	var n int
-	for deadline := time.Now().Add(5 * time.Second); ; {
+	waitFor(t, "every connection to leave its transaction", func() bool {
+		var n int
 		if err := db.Bun.QueryRowContext(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'").Scan(&n); err != nil {
 			t.Fatal(err)
 		}
-		if n == 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if n != 0 {
-		t.Errorf("%d connections left idle in a transaction for 5 s", n)
-	}
+		return n == 0
+	})
 }
