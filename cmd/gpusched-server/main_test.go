@@ -23,6 +23,16 @@ import (
 
 func TestMain(m *testing.M) { testdb.Main(m) }
 
+// eventually polls cond until it holds and reports whether it did within limit.
+func eventually(limit time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(limit); !cond(); <-time.After(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
+
 // gpusched runs the CLI with args and returns what it printed on stdout.
 func gpusched(t *testing.T, args ...string) (string, error) {
 	t.Helper()
@@ -108,12 +118,10 @@ func TestServeDevEndToEnd(t *testing.T) {
 	browser := login(t, base, "lead@example.com")
 
 	// The simulated cluster registers itself: 16 GPUs on the page.
-	deadline := time.Now().Add(20 * time.Second)
-	for strings.Count(get(t, browser, base+"/fragments/cluster"), `data-testid="gpu-tile"`) != 16 {
-		if time.Now().After(deadline) {
-			t.Fatal("the simulated cluster did not show 16 GPUs within 20s")
-		}
-		time.Sleep(200 * time.Millisecond)
+	if !eventually(20*time.Second, func() bool {
+		return strings.Count(get(t, browser, base+"/fragments/cluster"), `data-testid="gpu-tile"`) == 16
+	}) {
+		t.Fatal("the simulated cluster did not show 16 GPUs within 20s")
 	}
 	// The first person to sign in is admin and may open the River UI.
 	if code := status(t, browser, base+"/admin/river/"); code != 200 {

@@ -57,24 +57,23 @@ func TestServeWithAHangingProvider(t *testing.T) {
 
 	base := "http://" + addr
 	c := &http.Client{Timeout: time.Second}
-	for {
+	var healthErr error
+	if !eventually(5*time.Second-time.Since(start), func() bool {
 		resp, err := c.Get(base + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
+		if healthErr = err; err != nil {
+			return false
 		}
-		if time.Since(start) > 5*time.Second {
-			t.Fatalf("no healthy /healthz within 5 s of starting serve: %v\n%s", err, out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}) {
+		t.Fatalf("no healthy /healthz within 5 s of starting serve: %v\n%s", healthErr, out.String())
 	}
 	t.Logf("healthy %s after start", time.Since(start).Round(time.Millisecond))
 
 	// The provider is named once it has kept quiet for a moment.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	var readyCode int
+	var readyBody []byte
+	if !eventually(5*time.Second, func() bool {
 		var ready struct {
 			Status string `json:"status"`
 			Checks map[string]struct {
@@ -86,18 +85,15 @@ func TestServeWithAHangingProvider(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := io.ReadAll(resp.Body)
+		readyCode = resp.StatusCode
+		readyBody, _ = io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if err := json.Unmarshal(b, &ready); err != nil {
-			t.Fatalf("readyz: %v %s", err, b)
+		if err := json.Unmarshal(readyBody, &ready); err != nil {
+			t.Fatalf("readyz: %v %s", err, readyBody)
 		}
-		if resp.StatusCode == 200 && ready.Status == "ready" && strings.Contains(ready.Checks["signin"].Detail, "oidc") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("readyz does not name the hanging provider: %d %s", resp.StatusCode, b)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return resp.StatusCode == 200 && ready.Status == "ready" && strings.Contains(ready.Checks["signin"].Detail, "oidc")
+	}) {
+		t.Fatalf("readyz does not name the hanging provider: %d %s", readyCode, readyBody)
 	}
 	resp, err := c.Get(base + "/login")
 	if err != nil {
