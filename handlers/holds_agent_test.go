@@ -87,10 +87,14 @@ func TestAgentCreatesHoldOwnerLeaseTakesIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The agent reads the clock once for each line its log monitor emits
+	// (is the monitor cooling?): the reads show which lines it has seen.
+	var reads atomic.Int64
+	now := func() time.Time { reads.Add(1); return time.Now() }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- clientagent.Run(ctx, clientagent.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Version: "test"})
+		done <- clientagent.Run(ctx, clientagent.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: now, Version: "test"})
 	}()
 	defer func() {
 		cancel()
@@ -98,7 +102,6 @@ func TestAgentCreatesHoldOwnerLeaseTakesIt(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	time.Sleep(300 * time.Millisecond)
 
 	appendLine := func(line string) {
 		f, err := os.OpenFile(logPath, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -108,7 +111,25 @@ func TestAgentCreatesHoldOwnerLeaseTakesIt(t *testing.T) {
 		_, _ = f.WriteString(line + "\n")
 		f.Close()
 	}
-	appendLine("2026-01-05 10:00:01 starting torchrun --nproc_per_node 1 train.py (epoch 0)")
+	// logSeen appends line until the log monitor has seen it: a tailer
+	// starts at the end of the file it first finds, so a line written
+	// before it first looked is not its to see, and is written again.
+	logSeen := func(line string) {
+		t.Helper()
+		before, wrote := reads.Load(), time.Now()
+		appendLine(line)
+		waitFor(t, "the agent to read "+line, func() bool {
+			if reads.Load() > before {
+				return true
+			}
+			if time.Since(wrote) > 2*time.Second {
+				before, wrote = reads.Load(), time.Now()
+				appendLine(line)
+			}
+			return false
+		})
+	}
+	logSeen("2026-01-05 10:00:01 starting torchrun --nproc_per_node 1 train.py (epoch 0)")
 	waitFor(t, "the agent's hold", func() bool { return len(holds(t, s, ana)) == 1 })
 	var hold struct{ id int64 }
 	for id, h := range holds(t, s, ana) {
@@ -118,8 +139,7 @@ func TestAgentCreatesHoldOwnerLeaseTakesIt(t *testing.T) {
 		hold.id = id
 	}
 
-	appendLine("2026-01-05 10:00:05 starting training run 2, epoch 0")
-	time.Sleep(500 * time.Millisecond)
+	logSeen("2026-01-05 10:00:05 starting training run 2, epoch 0")
 	if n, c := len(holds(t, s, ana)), calls.Load(); n != 1 || c != 1 {
 		t.Fatalf("within the cooldown: %d holds, %d LLM calls; want 1 and 1", n, c)
 	}
@@ -131,5 +151,8 @@ func TestAgentCreatesHoldOwnerLeaseTakesIt(t *testing.T) {
 	}
 	if h := holds(t, s, ana)[hold.id]; h.State != "consumed" {
 		t.Fatalf("hold after the lease: %+v", h)
+	}
+	if c := calls.Load(); c != 1 {
+		t.Fatalf("%d LLM calls after the lease, want 1: the line within the cooldown was analyzed", c)
 	}
 }

@@ -103,13 +103,12 @@ func job(t *testing.T, s *testserver.Server, token string, id int64) apiclient.J
 	return decode[apiclient.Job](t, b)
 }
 
+// waitFor polls cond until it holds, failing the test after 15 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
+	for deadline := time.Now().Add(15 * time.Second); !cond(); <-time.After(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
