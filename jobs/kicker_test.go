@@ -147,20 +147,37 @@ func TestKickerQueuesPasses(t *testing.T) {
 	waitListening(t, db, listener)
 	events, cancel := listener.Subscribe(kickTopics...) // as Run does, but before the first NOTIFY
 	defer cancel()
-	go (&Kicker{Listener: listener, River: client, Logger: logger}).loop(ctx, events)
+	// The loop takes its signals from in, which has no buffer: once it
+	// takes one, it has acted on every signal before it.
+	in := make(chan models.Event)
+	go (&Kicker{Listener: listener, River: client, Logger: logger}).loop(ctx, in)
 	notify := func(channel, payload string) {
 		t.Helper()
 		if err := models.Notify(ctx, db.Bun, channel, payload); err != nil {
 			t.Fatal(err)
 		}
 	}
+	// deliver hands the loop the next n signals the listener received.
+	deliver := func(n int) {
+		t.Helper()
+		for range n {
+			select {
+			case e := <-events:
+				in <- e
+			case <-time.After(10 * time.Second):
+				t.Fatal("no signal within 10s")
+			}
+		}
+	}
+	// settle returns once the loop has acted on every signal delivered:
+	// it hands it one more change, which, while a pass is in flight, only
+	// marks the cluster dirty.
+	settle := func() { in <- models.Event{Topic: models.Topic(models.ChannelNodes), Payload: "settle"} }
 	passes := func() []string { t.Helper(); return queuedPasses(t, db) }
 	awaitPasses := func(n int) time.Time {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); len(passes()) < n; time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("passes %q after 10s, want %d", passes(), n)
-			}
+		if !eventually(10*time.Second, func() bool { return len(passes()) >= n }) {
+			t.Fatalf("passes %q after 10s, want %d", passes(), n)
 		}
 		return time.Now()
 	}
@@ -169,22 +186,26 @@ func TestKickerQueuesPasses(t *testing.T) {
 	// lone change queues one pass, for that change.
 	notify(models.ChannelScheduler, PassDone)
 	notify(models.ChannelJobs, "1")
+	deliver(2)
 	queued := awaitPasses(1)
 
 	// A storm while that pass is in flight queues nothing more.
 	notify(models.ChannelJobs, "2")
 	notify(models.ChannelBookings, "3")
 	notify(models.ChannelNodes, "4")
-	time.Sleep(500 * time.Millisecond)
+	deliver(3)
+	settle()
 	if d := cmp.Diff([]string{"jobs"}, passes()); d != "" {
 		t.Fatalf("passes while one is in flight (-want +got):\n%s", d)
 	}
 
-	// It reports done after at least 500 ms: one more pass, for the latest
-	// change, but only after a gap of stormGapFactor times what the pass took.
+	// It reports done after 300 ms: one more pass, for the latest change,
+	// but only after a gap of stormGapFactor times what the pass took.
+	time.Sleep(time.Until(queued.Add(300 * time.Millisecond))) // the pass's own run time, which the gap scales with
 	done := time.Now()
 	took := done.Sub(queued)
 	notify(models.ChannelScheduler, PassDone)
+	deliver(1)
 	next := awaitPasses(2)
 	if gap := next.Sub(done); gap < took/2 {
 		t.Errorf("the next pass was queued %v after the last reported done, want at least half of the %v it took", gap, took)
@@ -194,33 +215,12 @@ func TestKickerQueuesPasses(t *testing.T) {
 	// report: nothing is queued. A lone change still goes at once.
 	notify(models.ChannelScheduler, PassDone)
 	notify(models.ChannelScheduler, PassDone)
-	time.Sleep(300 * time.Millisecond)
 	notify(models.ChannelJobs, "5")
-	awaitPasses(3)
-	time.Sleep(200 * time.Millisecond)
+	deliver(3)
+	settle()
 	if d := cmp.Diff([]string{"jobs", "nodes", "jobs"}, passes()); d != "" {
 		t.Errorf("passes queued (-want +got):\n%s", d)
 	}
-}
-
-// waitListening returns once l delivers notifications: NOTIFY sent before
-// its LISTEN are lost. It probes on the gpus channel, which the kicker
-// does not follow.
-func waitListening(t *testing.T, db *models.DB, l *models.Listener) {
-	t.Helper()
-	probe, cancel := l.Subscribe(models.Topic(models.ChannelGPUs))
-	defer cancel()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		if err := models.Notify(context.Background(), db.Bun, models.ChannelGPUs, "probe"); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-probe:
-			return
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	t.Fatal("the listener delivered nothing within 10s")
 }
 
 // queuedPasses returns the reasons of the queued scheduling passes, oldest

@@ -32,7 +32,7 @@ func TestSweepNodes(t *testing.T) {
 	lctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go listener.Run(lctx)
-	time.Sleep(200 * time.Millisecond) // let LISTEN take effect
+	jobs.WaitListening(t, db, listener)
 
 	d := jobs.Deps{DB: db, Logger: quiet(), Now: func() time.Time { return now }, Config: jobs.Config{NodeDownAfter: 30 * time.Second}}
 	if err := jobs.SweepNodes(ctx, d); err != nil {
@@ -52,14 +52,22 @@ func TestSweepNodes(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no nodes event after marking a node down")
 	}
-	// A second sweep changes nothing and says nothing.
+	// A second sweep changes nothing and says nothing: the next signal on
+	// the channel is one sent after it (PostgreSQL delivers notifications
+	// in commit order).
 	if err := jobs.SweepNodes(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := models.Notify(ctx, db.Bun, models.ChannelNodes, "after the sweep"); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case e := <-events:
-		t.Fatalf("unexpected event %+v", e)
-	case <-time.After(300 * time.Millisecond):
+		if e.Payload != "after the sweep" {
+			t.Fatalf("unexpected event %+v", e)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no nodes event within 5s of a NOTIFY")
 	}
 }
 
@@ -81,18 +89,13 @@ func TestRiverRunsNodeLiveness(t *testing.T) {
 		defer cancel()
 		_ = client.Stop(stopCtx)
 	}()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	if !jobs.Eventually(20*time.Second, func() bool {
 		n, err := models.GetNode(ctx, db.Bun, node.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n.Status == models.NodeDown {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the node_liveness job did not mark a silent node down within 20s")
-		}
-		time.Sleep(100 * time.Millisecond)
+		return n.Status == models.NodeDown
+	}) {
+		t.Fatal("the node_liveness job did not mark a silent node down within 20s")
 	}
 }
