@@ -28,12 +28,10 @@ func newAgent(t testing.TB, url, token string) *node.Agent {
 // waitFor polls cond until it holds or 15s pass.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
+	for deadline := time.Now().Add(15 * time.Second); !cond(); <-time.After(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 

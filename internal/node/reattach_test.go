@@ -2,10 +2,12 @@ package node_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
 	"github.com/gpuscheduler/gpuscheduler/models"
@@ -14,28 +16,36 @@ import (
 // The agent is stopped while its job runs and started again: the job is
 // not started twice, the new agent follows it to its end, and the final
 // state and output are right — whether it ended while the agent was away
-// or after it came back.
+// or after it came back. The job runs until the test creates its release
+// file.
 func TestAgentRestartReattaches(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
-		command string
-		away    time.Duration // how long the agent stays down
-		state   string
-		output  string
+		command  string // %s: the release file
+		endsAway bool   // the job ends while the agent is down
+		state    string
+		output   string
 	}{
-		"ends after the agent is back": {command: `echo begin; sleep 1.5; echo end`, away: 0, state: "completed", output: "begin\nend\n"},
-		"ends while the agent is away": {command: `echo begin; sleep 0.3; echo end; exit 4`, away: 1500 * time.Millisecond, state: "failed", output: "begin\nend\n"},
+		"ends after the agent is back": {command: `echo begin; until [ -e %s ]; do sleep 0.05; done; echo end`, state: "completed", output: "begin\nend\n"},
+		"ends while the agent is away": {command: `echo begin; until [ -e %s ]; do sleep 0.05; done; echo end; exit 4`, endsAway: true, state: "failed", output: "begin\nend\n"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			c := newCluster(t)
+			release := filepath.Join(filepath.Dir(c.stateDir), "release") // reachable by the job's user
 			stop := c.startAgent(t)
-			id := c.submit(t, tc.command, 1, 0)
+			id := c.submit(t, fmt.Sprintf(tc.command, release), 1, 0)
 			c.waitState(t, id, "running")
 			stop()
-			time.Sleep(tc.away)
+			if tc.endsAway {
+				touch(t, release)
+				waitFor(t, "the job's end while the agent is away", func() bool { return exited(t, c.stateDir) })
+			}
 			c.startAgent(t)
+			if !tc.endsAway {
+				touch(t, release)
+			}
 			j := c.waitState(t, id, tc.state)
 			if got := c.starts(t, id); got != 1 {
 				t.Fatalf("%d start commands, want 1", got)
@@ -46,6 +56,30 @@ func TestAgentRestartReattaches(t *testing.T) {
 			}
 		})
 	}
+}
+
+// touch creates the file at path.
+func touch(t *testing.T, path string) {
+	t.Helper()
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// exited reports whether a run in the agent's state folder has ended: its
+// wrapper wrote the exit status into the run's exit file.
+func exited(t *testing.T, stateDir string) bool {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(stateDir, "*.exit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil && len(b) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // A run whose process vanished while the agent was away (killed, host
