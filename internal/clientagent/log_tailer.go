@@ -23,6 +23,9 @@ type LogTailer struct {
 	path   string
 	poll   time.Duration
 	logger *slog.Logger
+	// step, when set, replaces the poll ticker between looks at the file
+	// (tests step the tailer with it); it returns false to end Run.
+	step func(context.Context) bool
 }
 
 // Name is the monitor's name.
@@ -40,8 +43,8 @@ func (t *LogTailer) Run(ctx context.Context, emit func(Event)) error {
 		}
 	}()
 	first := true
-	tick := time.NewTicker(t.poll)
-	defer tick.Stop()
+	wait, stop := pollWait(t.step, t.poll)
+	defer stop()
 	for {
 		if f == nil {
 			if nf, err := os.Open(t.path); err == nil {
@@ -71,10 +74,8 @@ func (t *LogTailer) Run(ctx context.Context, emit func(Event)) error {
 				continue
 			}
 		}
-		select {
-		case <-ctx.Done():
+		if !wait(ctx) {
 			return nil
-		case <-tick.C:
 		}
 	}
 }

@@ -45,6 +45,24 @@ func NewMonitor(m MonitorConfig, logger *slog.Logger) (Monitor, error) {
 	return nil, fmt.Errorf("clientagent: monitor %s: unknown type %q", m.Name, m.Type)
 }
 
+// pollWait returns how a polling monitor waits for its next look: step
+// when a test set one, else a ticker of every. wait reports false once ctx
+// has ended; stop releases the ticker.
+func pollWait(step func(context.Context) bool, every time.Duration) (wait func(context.Context) bool, stop func()) {
+	if step != nil {
+		return step, func() {}
+	}
+	tick := time.NewTicker(every)
+	return func(ctx context.Context) bool {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+			return true
+		}
+	}, tick.Stop
+}
+
 func maxOr(v, def int) int {
 	if v > 0 {
 		return v

@@ -22,6 +22,9 @@ type ProcessMonitor struct {
 	pattern *regexp.Regexp
 	every   time.Duration
 	logger  *slog.Logger
+	// step, when set, replaces the scan ticker (tests step the monitor
+	// with it); it returns false to end Run.
+	step func(context.Context) bool
 }
 
 // Name is the monitor's name.
@@ -33,13 +36,11 @@ func (p *ProcessMonitor) Run(ctx context.Context, emit func(Event)) error {
 	if err != nil {
 		return fmt.Errorf("clientagent: %s: list processes: %w", p.name, err)
 	}
-	tick := time.NewTicker(p.every)
-	defer tick.Stop()
+	wait, stop := pollWait(p.step, p.every)
+	defer stop()
 	for {
-		select {
-		case <-ctx.Done():
+		if !wait(ctx) {
 			return nil
-		case <-tick.C:
 		}
 		now, err := processes(ctx)
 		if err != nil {
