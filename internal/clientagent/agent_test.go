@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -14,13 +16,44 @@ func runAgent(t *testing.T, cfg *Config, dryRun bool, now func() time.Time) (sto
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, Options{Config: cfg, DryRun: dryRun, Logger: quietLogger(), Now: now}) }()
-	time.Sleep(100 * time.Millisecond)
 	return func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// agentClock is the agent's clock in a test: it counts its reads, and can
+// run ahead of the real time.
+type agentClock struct {
+	reads atomic.Int64
+	ahead atomic.Int64 // a time.Duration
+}
+
+func (c *agentClock) now() time.Time {
+	c.reads.Add(1)
+	return time.Now().Add(time.Duration(c.ahead.Load()))
+}
+
+// logSeen appends line to the log at path until the agent has seen it. The
+// agent reads its clock for every line its log monitor emits (is the
+// monitor cooling?), and a tailer starts at the end of the file it first
+// finds: a line written before it first looked is not its to see, and is
+// written again.
+func logSeen(t *testing.T, clock *agentClock, path, line string) {
+	t.Helper()
+	before := clock.reads.Load()
+	var wrote time.Time
+	again := 50 * time.Millisecond
+	eventually(t, "the agent to read "+line, func() bool {
+		seen := clock.reads.Load() > before
+		if !seen && time.Since(wrote) > again {
+			before, wrote, again = clock.reads.Load(), time.Now(), 2*again
+			appendFile(t, path, line)
+		}
+		return seen
+	})
 }
 
 func logConfig(t *testing.T, cpURL, llmURL, dir string) *Config {
@@ -44,27 +77,30 @@ func TestCooldownSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
 	cfg := logConfig(t, cp.URL, llm.URL, dir)
 	log := filepath.Join(dir, "ml.log")
+	var clock agentClock
 
-	stop := runAgent(t, cfg, false, time.Now)
-	appendFile(t, log, "starting training run 1")
+	stop := runAgent(t, cfg, false, clock.now)
+	logSeen(t, &clock, log, "starting training run 1")
 	eventually(t, "the first hold", func() bool { return len(cp.requests()) == 1 })
-	appendFile(t, log, "starting training run 2")
-	time.Sleep(200 * time.Millisecond)
+	logSeen(t, &clock, log, "starting training run 2")
 	stop()
 
-	stop = runAgent(t, cfg, false, time.Now)
-	appendFile(t, log, "starting training run 3")
-	time.Sleep(200 * time.Millisecond)
-	stop()
+	stop = runAgent(t, cfg, false, clock.now)
+	logSeen(t, &clock, log, "starting training run 3")
 	if n, calls := len(cp.requests()), len(llm.calls()); n != 1 || calls != 1 {
 		t.Fatalf("within the cooldown: %d holds and %d LLM calls, want 1 and 1", n, calls)
 	}
 
-	later := func() time.Time { return time.Now().Add(DefaultCooldown + time.Minute) }
-	stop = runAgent(t, cfg, false, later)
-	appendFile(t, log, "starting training run 4")
+	clock.ahead.Store(int64(DefaultCooldown + time.Minute))
+	logSeen(t, &clock, log, "starting training run 4")
 	eventually(t, "a hold after the cooldown", func() bool { return len(cp.requests()) == 2 })
 	stop()
+	// The lines within the cooldown never reached the LLM (the agent
+	// handles lines in order: had it analyzed them, it would have before
+	// the fourth).
+	if calls := llm.calls(); len(calls) != 2 || !strings.HasSuffix(calls[0], "run 1") || !strings.HasSuffix(calls[1], "run 4") {
+		t.Fatalf("LLM prompts %q, want those of runs 1 and 4", calls)
+	}
 }
 
 // --dry-run asks the LLM but sends nothing to the control plane and keeps
@@ -75,10 +111,12 @@ func TestDryRunSendsNothing(t *testing.T) {
 	cp := newFakeControlPlane(t)
 	dir := t.TempDir()
 	cfg := logConfig(t, cp.URL, llm.URL, dir)
-	stop := runAgent(t, cfg, true, time.Now)
-	appendFile(t, filepath.Join(dir, "ml.log"), "starting training", "starting training again")
+	var clock agentClock
+	stop := runAgent(t, cfg, true, clock.now)
+	log := filepath.Join(dir, "ml.log")
+	logSeen(t, &clock, log, "starting training")
 	eventually(t, "the LLM call", func() bool { return len(llm.calls()) == 1 })
-	time.Sleep(200 * time.Millisecond)
+	logSeen(t, &clock, log, "starting training again")
 	stop()
 	if n := len(cp.requests()); n != 0 {
 		t.Fatalf("dry run sent %d requests", n)

@@ -65,8 +65,12 @@ func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 	f.raw = append(f.raw, r.URL.String()+string(hdr)+string(body))
 	call := len(f.prompts)
 	f.mu.Unlock()
-	if f.delay > 0 {
-		time.Sleep(f.delay)
+	if f.delay > 0 { // a slow model: it answers after delay, unless the caller gave up
+		select {
+		case <-time.After(f.delay):
+		case <-r.Context().Done():
+			return
+		}
 	}
 	if f.status != nil {
 		if st := f.status(call); st != 0 {
@@ -171,13 +175,12 @@ func appendFile(t *testing.T, path string, lines ...string) {
 	}
 }
 
+// eventually polls cond until it holds, failing the test after 10 s.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
+	for deadline := time.Now().Add(10 * time.Second); !cond(); <-time.After(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -109,17 +109,40 @@ monitors:
 	go func() {
 		done <- Run(ctx, Options{Config: cfg, Logger: quietLogger(), HTTP: rec.client(), Version: "test"})
 	}()
-	time.Sleep(200 * time.Millisecond)
 
-	appendFile(t, logPath, "epoch 0: torch training starts "+mLog)
-	writeFile(t, nbDir, "train.ipynb", `{"cells":[{"cell_type":"code","source":["import torch  # `+mFile+`\n"]}]}`)
-	proc := exec.Command("sh", "-c", "sleep 30; : "+mProc)
-	if err := proc.Start(); err != nil {
-		t.Fatal(err)
+	// Each monitor is shown its thing until it asked for a hold: a monitor
+	// misses what happens before it looks (the tailer starts at the end of
+	// the log, the watcher adds its watch, the process monitor takes its
+	// baseline), and once it held, its cooldown keeps it quiet.
+	held := func(monitor string) bool {
+		for _, r := range cp.requests() {
+			if r.Monitor == monitor {
+				return true
+			}
+		}
+		return false
 	}
-	defer func() { _ = proc.Process.Kill(); _ = proc.Wait() }()
-
-	eventually(t, "one hold per monitor", func() bool { return len(cp.requests()) == 4 })
+	var shown time.Time
+	again := 50 * time.Millisecond
+	eventually(t, "one hold per monitor", func() bool {
+		if time.Since(shown) > again {
+			shown, again = time.Now(), 2*again
+			if !held("training_log_monitor") {
+				appendFile(t, logPath, "epoch 0: torch training starts "+mLog)
+			}
+			if !held("jupyter_save_monitor") {
+				writeFile(t, nbDir, "train.ipynb", `{"cells":[{"cell_type":"code","source":["import torch  # `+mFile+`\n"]}]}`)
+			}
+			if !held("proc_watch") {
+				proc := exec.Command("sh", "-c", "sleep 30; : "+mProc)
+				if err := proc.Start(); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = proc.Process.Kill(); _ = proc.Wait() })
+			}
+		}
+		return len(cp.requests()) == 4
+	})
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
