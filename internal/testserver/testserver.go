@@ -176,7 +176,29 @@ func NewWith(t testing.TB, o Options) *Server {
 			<-done
 		}
 	})
+	waitListening(t, db, listener)
 	return &Server{Server: hs, DB: db, Web: srv, Logger: logger, Deps: deps, Scoring: h.Scoring, Handlers: h}
+}
+
+// waitListening returns once l delivers notifications: one sent before its
+// LISTEN is lost, and tests act on the server as soon as New returns. It
+// probes on the tokens channel, whose signals only make the server look
+// again at tokens and sessions.
+func waitListening(t testing.TB, db *models.DB, l *models.Listener) {
+	t.Helper()
+	probe, cancel := l.Subscribe(models.Topic(models.ChannelTokens))
+	defer cancel()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		if err := models.Notify(context.Background(), db.Bun, models.ChannelTokens, "listening?"); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-probe:
+			return
+		case <-time.After(time.Second):
+		}
+	}
+	t.Fatal("the change listener delivered nothing within 10s")
 }
 
 type testWriter struct{ t testing.TB }
