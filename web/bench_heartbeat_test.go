@@ -118,13 +118,13 @@ func benchHeartbeats(b *testing.B, idle bool) {
 		gap := heartbeatEvery / heartbeatNodes
 		start := time.Now()
 		for i, a := range agents {
-			time.Sleep(time.Until(start.Add(time.Duration(i) * gap)))
+			time.Sleep(time.Until(start.Add(time.Duration(i) * gap))) // the heartbeat schedule is the load under test
 			if !idle {
 				wg.Go(func() { beat(a, k) })
 			}
 		}
 		wg.Wait()
-		time.Sleep(time.Until(start.Add(heartbeatEvery)))
+		time.Sleep(time.Until(start.Add(heartbeatEvery))) // each node beats once per heartbeatEvery
 	}
 	if idle {
 		for i, a := range agents { // registered and up, then silent

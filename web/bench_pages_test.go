@@ -44,21 +44,16 @@ func pagesCluster(b *testing.B) (*testserver.Server, *http.Client) {
 	if err := models.Notify(ctx, s.DB.Bun, models.ChannelScheduler, "bench"); err != nil {
 		b.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var running, explained int
+	var running, explained int
+	if !eventually(30*time.Second, func() bool {
 		err := s.DB.Bun.NewRaw(`SELECT count(*) FILTER (WHERE state = 'running'), count(*) FILTER (WHERE pending_reason <> '') FROM jobs`).
 			Scan(ctx, &running, &explained)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if running > 0 && explained > 900 {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("the scheduler did not settle: %d running, %d explained", running, explained)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return running > 0 && explained > 900
+	}) {
+		b.Fatalf("the scheduler did not settle: %d running, %d explained", running, explained)
 	}
 	adminTok, _ := s.UserToken(b, models.RoleAdmin)
 	if st, body := s.Do(b, "POST", "/api/v1/orchestrator/stop", adminTok, ""); st != 200 {

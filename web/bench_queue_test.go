@@ -96,18 +96,18 @@ func BenchmarkReleaseToAllocate(b *testing.B) {
 		if st, body := s.Do(b, "POST", "/api/v1/cluster/gpu-release", tok, fmt.Sprintf(`{"job_id":%d}`, holder.ID)); st != 200 {
 			b.Fatalf("release: %d %s", st, body)
 		}
-		for {
+		for poll := time.NewTicker(time.Millisecond); ; <-poll.C {
 			j, err := models.GetJob(ctx, s.DB.Bun, waiter.ID)
 			if err != nil {
 				b.Fatal(err)
 			}
 			if j.State == models.JobRunning {
+				poll.Stop()
 				break
 			}
 			if time.Since(t0) > 10*time.Second {
 				b.Fatalf("job %d not running 10s after the release", waiter.ID)
 			}
-			time.Sleep(time.Millisecond)
 		}
 		lat = append(lat, time.Since(t0))
 		holder = waiter

@@ -73,8 +73,7 @@ func BenchmarkSSELatency(b *testing.B) {
 			}
 		})
 	}
-	connected.Wait()
-	time.Sleep(200 * time.Millisecond) // the listener subscribes as the stream opens
+	connected.Wait() // each stream subscribed before it answered
 
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
@@ -87,14 +86,14 @@ func BenchmarkSSELatency(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	deadline := time.Now().Add(5 * time.Second)
-	for i := 0; i < sseSubscribers && time.Now().Before(deadline); {
-		if seen[i].Load() == int64(b.N-1) {
-			i++
-			continue
+	eventually(5*time.Second, func() bool { // the last change reaches every subscriber
+		for i := range sseSubscribers {
+			if seen[i].Load() != int64(b.N-1) {
+				return false
+			}
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return true
+	})
 	cancel()
 	wg.Wait()
 	var all []time.Duration

@@ -89,12 +89,15 @@ func BenchmarkSSESubscribers(b *testing.B) {
 			}
 		})
 	}
+	// Each stream subscribed before it answered; one op is one second, one event.
 	connected.Wait()
+	pace := time.NewTicker(time.Second)
+	defer pace.Stop()
 	tick := func(n int) {
 		if err := models.Notify(ctx, s.DB.Bun, models.ChannelGPUs, fmt.Sprintf("bench:%d", n)); err != nil {
 			b.Fatal(err)
 		}
-		time.Sleep(time.Second)
+		<-pace.C
 	}
 	for i := range 3 { // warm-up
 		tick(-i)
@@ -109,7 +112,14 @@ func BenchmarkSSESubscribers(b *testing.B) {
 		tick(i)
 	}
 	b.StopTimer()
-	time.Sleep(500 * time.Millisecond)
+	eventually(10*time.Second, func() bool { // the last event reaches every subscriber
+		for i := range received {
+			if received[i].Load()-base[i] < int64(b.N) {
+				return false
+			}
+		}
+		return true
+	})
 	after := snapshotMem()
 	minGot := int64(b.N)
 	for i := range received {

@@ -57,7 +57,7 @@ func paced(b *testing.B, submit func() error, rate int, d time.Duration) []time.
 	gap := time.Second / time.Duration(rate)
 	start := time.Now()
 	for i := 0; time.Since(start) < d; i++ {
-		time.Sleep(time.Until(start.Add(time.Duration(i) * gap)))
+		time.Sleep(time.Until(start.Add(time.Duration(i) * gap))) // the open-loop arrival schedule is the load under test
 		wg.Go(func() {
 			t0 := time.Now()
 			if err := submit(); err != nil {

@@ -116,7 +116,7 @@ func TestBookingEndStartsTheNextJob(t *testing.T) {
 		_ = s.DB.Bun.NewSelect().Model((*models.Job)(nil)).Column("state").Where("id = ?", job.ID).Scan(t.Context(), &state)
 		return state
 	}
-	time.Sleep(500 * time.Millisecond)
+	waitFor(t, "a scheduling pass over bo's job", func() bool { return jobState() != "queued" || explained(t, s, job.ID) })
 	if st := jobState(); st != "queued" {
 		t.Fatalf("bo's job is %s while ana books every GPU, want queued", st)
 	}

@@ -88,7 +88,7 @@ func TestBookingEditsInBrowser(t *testing.T) {
 		_ = s.DB.Bun.NewSelect().Model((*models.Job)(nil)).Column("state").Where("id = ?", job.ID).Scan(t.Context(), &st)
 		return st
 	}
-	time.Sleep(300 * time.Millisecond)
+	waitFor(t, "a scheduling pass over the job", func() bool { return state() != "queued" || explained(t, s, job.ID) })
 	if st := state(); st != "queued" {
 		t.Fatalf("the job is %s while ana holds every GPU", st)
 	}

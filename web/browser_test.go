@@ -75,16 +75,11 @@ func TestClusterPageIsLiveInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The page holds an open event stream...
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	if !eventually(10*time.Second, func() bool {
 		_, body := s.Do(t, "GET", "/metrics", "", "")
-		if strings.Contains(string(body), "gpusched_sse_clients 1") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the page did not open an SSE stream (gpusched_sse_clients never reached 1)")
-		}
-		time.Sleep(200 * time.Millisecond)
+		return strings.Contains(string(body), "gpusched_sse_clients 1")
+	}) {
+		t.Fatal("the page did not open an SSE stream (gpusched_sse_clients never reached 1)")
 	}
 	// ...and its tiles change without a reload (the marker survives).
 	changed := fmt.Sprintf(`window.__sameDocument === true && (%s) !== %q`, utilJS, before)

@@ -53,14 +53,13 @@ func TestCalendarZoneAndDragInBrowser(t *testing.T) {
 		t.Fatalf("sign in: %v", err)
 	}
 	// The page reloads once the browser's zone is stored: poll across it.
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+	var zoneErr error
+	if !eventually(15*time.Second, func() bool {
 		ok, err := chromedp.Run(tab, chromedp.Evaluate[bool](`!!document.querySelector('[data-testid=nav-zone]') && document.querySelector('[data-testid=nav-zone]').textContent.trim() === 'EST'`))
-		if err == nil && ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the browser's zone is not shown after the first sign-in (%v)", err)
-		}
+		zoneErr = err
+		return err == nil && ok
+	}) {
+		t.Fatalf("the browser's zone is not shown after the first sign-in (%v)", zoneErr)
 	}
 	if u, err := models.GetUserByEmail(t.Context(), s.DB.Bun, "ana@example.com"); err != nil || u.TimeZone != "America/New_York" {
 		t.Fatalf("ana's stored zone %q (%v), want the browser's", u.TimeZone, err)

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,7 +49,12 @@ func TestNotifyPreferencesAndBellInBrowser(t *testing.T) {
 		chromedp.Evaluate[chromedp.Void](`window.__sameDocument = true`)); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond) // the bell's stream connects
+	// The bell's stream is open: the server subscribed it before answering,
+	// and the page hears the stream open before any event on it.
+	waitFor(t, "the bell's event stream", func() bool {
+		_, body := s.Do(t, "GET", "/metrics", "", "")
+		return strings.Contains(string(body), "gpusched_sse_clients 1")
+	})
 	err = s.DB.InTx(context.Background(), func(ctx context.Context, tx *models.Tx) error {
 		return models.Emit(ctx, tx, models.NotifyEvent{Name: models.EventGPUIdle, Subject: "job:1", Users: []int64{ana.ID},
 			Payload: models.EventPayload{Title: "Your 2 GPUs have been idle for 2h", Path: "/jobs/1"}}, time.Now())

@@ -117,7 +117,6 @@ func TestNotifyWebhookJobFinished(t *testing.T) {
 	if st, b := s.Do(t, "POST", "/api/v1/cluster/gpu-allocate", tok, `{"job_id":"train-7","gpu_count":2,"timeout_s":20}`); st != 200 {
 		t.Fatalf("allocate: %d %s", st, b)
 	}
-	time.Sleep(50 * time.Millisecond)
 	ended := time.Now()
 	if st, b := s.Do(t, "POST", "/api/v1/cluster/gpu-release", tok, `{"job_id":"train-7"}`); st != 200 {
 		t.Fatalf("release: %d %s", st, b)
@@ -169,19 +168,15 @@ func TestNotifyWebhookRetryAndDead(t *testing.T) {
 	gone := newWebhookReceiver(t, func(int32) int { return 410 })
 	ch2 := addChannel(t, s, tok, `{"type":"webhook","url":"`+gone.URL+`"}`)
 	s.Do(t, "POST", "/api/v1/notifications/channels/"+strconv.FormatInt(ch2.ID, 10)+"/test", tok, "")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		_, b := s.Do(t, "GET", "/api/v1/notifications/deliveries?state=dead", tok, "")
-		if contains(b, "410 Gone") {
-			if contains(b, "s3cret") {
-				t.Fatalf("a secret leaked into deliveries: %s", b)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no dead delivery: %s", b)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var dead []byte
+	if !eventually(10*time.Second, func() bool {
+		_, dead = s.Do(t, "GET", "/api/v1/notifications/deliveries?state=dead", tok, "")
+		return contains(dead, "410 Gone")
+	}) {
+		t.Fatalf("no dead delivery: %s", dead)
+	}
+	if contains(dead, "s3cret") {
+		t.Fatalf("a secret leaked into deliveries: %s", dead)
 	}
 	if gone.calls.Load() != 1 {
 		t.Fatalf("a 4xx was retried: %d calls", gone.calls.Load())
@@ -220,7 +215,16 @@ func TestNotifyRateLimit(t *testing.T) {
 		}
 	}
 	recv.next(t, models.EventTest, 5*time.Second)
-	time.Sleep(time.Second)
+	// The other delivery's job ran and was put off (River snoozed it), or
+	// it was sent.
+	waitFor(t, "the second delivery's attempt", func() bool {
+		n, err := s.DB.Bun.NewSelect().Table("river_job").Where("kind = ? AND state = 'scheduled'", models.NotifyDeliverArgs{}.Kind()).
+			Count(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n > 0 || recv.calls.Load() > 1
+	})
 	if n := recv.calls.Load(); n != 1 {
 		t.Fatalf("%d deliveries within the minute, want 1", n)
 	}

@@ -134,49 +134,40 @@ func TestLeaseLifecycle(t *testing.T) {
 		t.Fatalf("waiting %+v", waiting)
 	}
 	// The scheduler explains why it waits.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	var j handlers.JobDetailJSON
+	if !eventually(10*time.Second, func() bool {
 		_, body = s.Do(t, "GET", waiting.Poll, tok, "")
-		var j handlers.JobDetailJSON
+		j = handlers.JobDetailJSON{}
 		mustJSON(t, body, &j)
-		if j.ReasonCode != "" {
-			if j.Position == nil || *j.Position != 1 || !strings.Contains(j.Reason, "8") {
-				t.Fatalf("explanation %+v", j.JobJSON)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no explanation after 10s: %s", body)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return j.ReasonCode != ""
+	}) {
+		t.Fatalf("no explanation after 10s: %s", body)
+	}
+	if j.Position == nil || *j.Position != 1 || !strings.Contains(j.Reason, "8") {
+		t.Fatalf("explanation %+v", j.JobJSON)
 	}
 
 	// Release the first lease (by the caller's own name): the 8-GPU lease starts.
 	if status, body = s.Do(t, "POST", "/api/v1/cluster/gpu-release", tok, `{"job_id":"run-a"}`); status != 200 || !contains(body, `"state":"completed"`) {
 		t.Fatalf("release: %d %s", status, body)
 	}
-	deadline = time.Now().Add(10 * time.Second)
-	for {
+	if !eventually(10*time.Second, func() bool {
 		_, body = s.Do(t, "GET", waiting.Poll, tok, "")
-		var j handlers.JobDetailJSON
+		j = handlers.JobDetailJSON{}
 		mustJSON(t, body, &j)
-		if j.State == "running" {
-			if len(j.GPUs) != 8 {
-				t.Fatalf("running with %d GPUs", len(j.GPUs))
-			}
-			var states []string
-			for _, e := range j.Events {
-				states = append(states, e.ToState)
-			}
-			if strings.Join(states, ",") != "queued,scheduled,allocating,running" {
-				t.Fatalf("events %v", states)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the waiting lease did not start within 10s of the release: %s", body)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return j.State == "running"
+	}) {
+		t.Fatalf("the waiting lease did not start within 10s of the release: %s", body)
+	}
+	if len(j.GPUs) != 8 {
+		t.Fatalf("running with %d GPUs", len(j.GPUs))
+	}
+	var states []string
+	for _, e := range j.Events {
+		states = append(states, e.ToState)
+	}
+	if strings.Join(states, ",") != "queued,scheduled,allocating,running" {
+		t.Fatalf("events %v", states)
 	}
 	// Releasing twice is harmless.
 	if status, _ = s.Do(t, "POST", "/api/v1/cluster/gpu-release", tok, `{"job_id":"run-a"}`); status != 200 {
@@ -256,29 +247,29 @@ func TestOrchestratorControls(t *testing.T) {
 	}
 	var waiting handlers.JobJSON
 	mustJSON(t, body, &waiting)
-	if waiting.ReasonCode != "paused" {
-		// The pass may not have explained it before the 1s timeout; ask again.
-		time.Sleep(500 * time.Millisecond)
-		_, body = s.Do(t, "GET", fmt.Sprintf("/api/v1/jobs/%d", waiting.ID), member, "")
-		mustJSON(t, body, &waiting)
-		if waiting.ReasonCode != "paused" {
-			t.Fatalf("while paused, reason %q: %s", waiting.ReasonCode, body)
+	// The pass may not have explained it before the 1s timeout: ask until it has.
+	waitFor(t, "the waiting lease's explanation", func() bool {
+		if waiting.ReasonCode == "" {
+			_, body = s.Do(t, "GET", fmt.Sprintf("/api/v1/jobs/%d", waiting.ID), member, "")
+			waiting = handlers.JobJSON{}
+			mustJSON(t, body, &waiting)
 		}
+		return waiting.ReasonCode != ""
+	})
+	if waiting.ReasonCode != "paused" {
+		t.Fatalf("while paused, reason %q: %s", waiting.ReasonCode, body)
 	}
 	// Resumed: it starts.
 	if status, body = s.Do(t, "POST", "/api/v1/orchestrator/start", admin, ""); status != 200 || !contains(body, `"running":true`) {
 		t.Fatalf("start: %d %s", status, body)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	var state string
+	if !eventually(10*time.Second, func() bool {
 		j, _ := models.GetJob(context.Background(), s.DB.Bun, waiting.ID)
-		if j.State == models.JobRunning {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("lease did not start after resuming: %s", j.State)
-		}
-		time.Sleep(20 * time.Millisecond)
+		state = j.State
+		return state == models.JobRunning
+	}) {
+		t.Fatalf("lease did not start after resuming: %s", state)
 	}
 	// Changes were audited.
 	var actions []string

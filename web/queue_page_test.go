@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -77,16 +76,4 @@ func getPage(t *testing.T, c *http.Client, u string) string {
 		t.Fatalf("GET %s: %d", u, resp.StatusCode)
 	}
 	return string(b)
-}
-
-// waitFor polls cond until it holds or 10s pass.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }

@@ -20,7 +20,7 @@ func BenchmarkRaySync(b *testing.B) {
 	for i := range 4 {
 		ids = append(ids, e.submit(b, 1, fmt.Sprintf("python shard.py --rank %d", i)))
 	}
-	waitTB(b, "jobs handed to Ray", func() bool {
+	waitFor(b, "jobs handed to Ray", func() bool {
 		for _, id := range ids {
 			if e.job(b, id).State != models.JobAllocating {
 				return false

@@ -73,7 +73,7 @@ func newRayEnv(t testing.TB, tune func(*jobs.RayConfig)) *rayEnv {
 	}
 	tok, user := s.UserToken(t, models.RoleMember)
 	// The first sync (run at start) has probed Ray: later requests are the test's.
-	waitTB(t, "first ray sync", func() bool {
+	waitFor(t, "first ray sync", func() bool {
 		_, err := models.GetRayCluster(context.Background(), s.DB.Bun)
 		return err == nil
 	})
@@ -174,16 +174,4 @@ func (e *rayEnv) logs(t *testing.T, id int64) string {
 		t.Fatal(err)
 	}
 	return page.Data
-}
-
-// waitTB polls cond until it holds or 30s pass.
-func waitTB(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

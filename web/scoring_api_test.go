@@ -6,7 +6,6 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -34,16 +33,13 @@ const (
 // waitApplied waits until no observation is pending.
 func waitApplied(t testing.TB, s *testserver.Server) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	waitFor(t, "every observation applied", func() bool {
 		n, err := s.DB.Bun.NewSelect().Model((*models.ScoringObservation)(nil)).Where("applied_at IS NULL").Count(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n == 0 {
-			return
-		}
-	}
-	t.Fatal("observations still pending after 10 s")
+		return n == 0
+	})
 }
 
 func score(t *testing.T, s *testserver.Server, path, token, body string) handlers.ScoreResponse {

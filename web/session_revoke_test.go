@@ -42,19 +42,6 @@ func withCookie(t *testing.T, s *testserver.Server, ck *http.Cookie, path string
 	return resp.StatusCode
 }
 
-// eventually polls f for up to 3 s (a signal from another transaction
-// reaches the cache through LISTEN/NOTIFY).
-func eventually(t *testing.T, what string, f func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for !f() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not after 3 s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // A copied cookie dies at sign-out; a second browser's session stays.
 func TestSignOutEndsTheSessionEverywhere(t *testing.T) {
 	t.Parallel()
@@ -97,11 +84,11 @@ func TestDisableAndRoleChangeApplyAtOnce(t *testing.T) {
 	if err := models.SetUserRole(context.Background(), s.DB.Bun, u.ID, models.RoleAdmin); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the new role", func() bool { return withCookie(t, s, ck, "/admin/users") == http.StatusOK })
+	waitFor(t, "the new role", func() bool { return withCookie(t, s, ck, "/admin/users") == http.StatusOK })
 	if err := models.SetUserDisabled(context.Background(), s.DB.Bun, u.ID, true, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "disabling", func() bool { return withCookie(t, s, ck, "/queue") == http.StatusSeeOther })
+	waitFor(t, "disabling", func() bool { return withCookie(t, s, ck, "/queue") == http.StatusSeeOther })
 	if err := models.SetUserDisabled(context.Background(), s.DB.Bun, u.ID, false, time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +152,7 @@ func TestAdminEndsUserSessions(t *testing.T) {
 	if st != 200 || strings.TrimSpace(string(body)) != `{"ended":1}` {
 		t.Fatalf("DELETE sessions: %d %s", st, body)
 	}
-	eventually(t, "the admin's sign-out", func() bool { return withCookie(t, s, ck, "/queue") == http.StatusSeeOther })
+	waitFor(t, "the admin's sign-out", func() bool { return withCookie(t, s, ck, "/queue") == http.StatusSeeOther })
 	n, err := s.DB.Bun.NewSelect().Model((*models.AuditEntry)(nil)).Where("action = 'user.sessions.end'").Count(context.Background())
 	if err != nil || n != 1 {
 		t.Fatalf("audit entries: %d %v", n, err)

@@ -80,12 +80,9 @@ func TestTokensPage(t *testing.T) {
 	if st, _ := postAdminForm(t, s, c, "/settings/tokens/"+prefix+"/revoke", url.Values{}); st != http.StatusSeeOther {
 		t.Fatalf("revoke: %d", st)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for st, _ := s.Do(t, "GET", "/api/v1/me", plain, ""); st != 401; st, _ = s.Do(t, "GET", "/api/v1/me", plain, "") {
-		if time.Now().After(deadline) {
-			t.Fatalf("a revoked token still answers %d", st)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var me int
+	if !eventually(10*time.Second, func() bool { me, _ = s.Do(t, "GET", "/api/v1/me", plain, ""); return me == 401 }) {
+		t.Fatalf("a revoked token still answers %d", me)
 	}
 	if _, list := fetchPage(t, s, c, "/settings/tokens"); strings.Contains(list, prefix) {
 		t.Fatal("a revoked token is still listed")
