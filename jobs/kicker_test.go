@@ -157,22 +157,30 @@ func TestKickerQueuesPasses(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	hand := func(e models.Event) {
+		t.Helper()
+		select {
+		case in <- e:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the loop took no signal within 10s")
+		}
+	}
 	// deliver hands the loop the next n signals the listener received.
 	deliver := func(n int) {
 		t.Helper()
 		for range n {
 			select {
 			case e := <-events:
-				in <- e
+				hand(e)
 			case <-time.After(10 * time.Second):
 				t.Fatal("no signal within 10s")
 			}
 		}
 	}
 	// settle returns once the loop has acted on every signal delivered:
-	// it hands it one more change, which, while a pass is in flight, only
-	// marks the cluster dirty.
-	settle := func() { in <- models.Event{Topic: models.Topic(models.ChannelNodes), Payload: "settle"} }
+	// it hands it one more change on the nodes topic, which, while a pass
+	// is in flight, only marks the cluster dirty.
+	settle := func() { t.Helper(); hand(models.Event{Topic: models.Topic(models.ChannelNodes), Payload: "settle"}) }
 	passes := func() []string { t.Helper(); return queuedPasses(t, db) }
 	awaitPasses := func(n int) time.Time {
 		t.Helper()
