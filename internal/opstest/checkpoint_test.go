@@ -108,7 +108,7 @@ func TestCheckpointPreemptionEndToEnd(t *testing.T) {
 	if _, d := waitState(t, s.URL, token, plain, 15*time.Second, "running"); d < 0 {
 		t.Fatal("job that does not checkpoint not running")
 	}
-	time.Sleep(2500 * time.Millisecond) // both past the cooldown and demoted
+	time.Sleep(2500 * time.Millisecond) // the policy under test: both past its 2 s cooldown (the server's own clock) and demoted
 	fresh := submitJob(map[string]any{"name": "fresh", "command": "sleep 2", "gpu_count": 4})
 	submitted := time.Now()
 
@@ -123,12 +123,10 @@ func TestCheckpointPreemptionEndToEnd(t *testing.T) {
 	// The preempted run's end is recorded before the job runs again (the
 	// fresh job holds its GPUs for 2 s): it exited 0 after saving.
 	var requeued jobDetail
-	for time.Since(submitted) < 20*time.Second {
-		if requeued = detail(ckpt); slices.Contains(requeued.states(), "preempted") {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	poll(20*time.Second, 50*time.Millisecond, func() bool {
+		requeued = detail(ckpt)
+		return slices.Contains(requeued.states(), "preempted")
+	})
 	if !slices.Contains(requeued.states(), "preempted") {
 		dumpStuck(t, pool)
 		t.Fatalf("checkpointing job not preempted within 20 s: %v", requeued.states())
@@ -159,13 +157,10 @@ func TestCheckpointPreemptionEndToEnd(t *testing.T) {
 	}
 
 	// Attempt 2 running shows no exit code (the first run's 0 is not its own).
-	for began := time.Now(); time.Since(began) < 20*time.Second; time.Sleep(50 * time.Millisecond) {
-		if r := detail(ckpt); r.State == "running" {
-			if r.ExitCode != nil {
-				t.Errorf("attempt 2 running shows exit code %d", *r.ExitCode)
-			}
-			break
-		}
+	var attempt2 jobDetail
+	if poll(20*time.Second, 50*time.Millisecond, func() bool { attempt2 = detail(ckpt); return attempt2.State == "running" }) >= 0 &&
+		attempt2.ExitCode != nil {
+		t.Errorf("attempt 2 running shows exit code %d", *attempt2.ExitCode)
 	}
 	done, d := waitState(t, s.URL, token, ckpt, 60*time.Second, terminal...)
 	if d < 0 || done.State != "completed" {

@@ -159,7 +159,7 @@ func TestDashboardAndAlertsNameLiveMetrics(t *testing.T) {
 
 	// Series with no rows yet (River's) appear within a scrape or two.
 	var missing []string
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+	poll(10*time.Second, 100*time.Millisecond, func() bool {
 		live := liveMetricNames(t, s.URL)
 		missing = missing[:0]
 		seen := map[string]bool{}
@@ -175,10 +175,8 @@ func TestDashboardAndAlertsNameLiveMetrics(t *testing.T) {
 		}
 		check(dashExprs, func(string) bool { return false })
 		check(alertExprs, func(m string) bool { return m == "up" || strings.HasPrefix(m, "probe_") })
-		if len(missing) == 0 || time.Now().After(deadline) {
-			break
-		}
-	}
+		return len(missing) == 0
+	})
 	t.Logf("metrics checked at %s", time.Since(began).Round(time.Millisecond))
 	sort.Strings(missing)
 	for _, m := range missing {

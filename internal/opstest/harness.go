@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -130,9 +131,7 @@ func (pg *PG) KillPostmaster() {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		pg.t.Fatalf("kill postmaster %d: %v", pid, err)
 	}
-	for i := 0; i < 200 && syscall.Kill(pid, 0) == nil; i++ {
-		time.Sleep(25 * time.Millisecond)
-	}
+	poll(5*time.Second, 25*time.Millisecond, func() bool { return syscall.Kill(pid, 0) != nil })
 }
 
 // Pool connects to the cluster for the test's own queries, named opstest
@@ -278,14 +277,7 @@ func (s *Server) Ready() bool {
 // WaitReady polls /readyz until 200 and returns how long it took, or -1
 // after limit.
 func (s *Server) WaitReady(limit time.Duration) time.Duration {
-	began := time.Now()
-	for time.Since(began) < limit {
-		if s.Ready() {
-			return time.Since(began)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return -1
+	return poll(limit, 50*time.Millisecond, s.Ready)
 }
 
 // cli runs a gpusched command against dbURL and returns its trimmed stdout.
@@ -376,20 +368,13 @@ func job(ctx context.Context, server, token string, id int64) (Job, error) {
 // it returns the job and how long it took (-1: timed out).
 func waitState(t testing.TB, server, token string, id int64, limit time.Duration, states ...string) (Job, time.Duration) {
 	t.Helper()
-	began := time.Now()
 	var j Job
-	for time.Since(began) < limit {
+	d := poll(limit, 50*time.Millisecond, func() bool {
 		var err error
-		if j, err = job(context.Background(), server, token, id); err == nil {
-			for _, s := range states {
-				if j.State == s {
-					return j, time.Since(began)
-				}
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return j, -1
+		j, err = job(context.Background(), server, token, id)
+		return err == nil && slices.Contains(states, j.State)
+	})
+	return j, d
 }
 
 // terminal are the states a job ends in.
@@ -498,15 +483,23 @@ func poolFor(t testing.TB, dbURL string) *pgxpool.Pool {
 // returns how long it took (-1: not within limit).
 func waitNodeUp(t testing.TB, pool *pgxpool.Pool, name string, limit time.Duration) time.Duration {
 	t.Helper()
-	began := time.Now()
-	for time.Since(began) < limit {
+	return poll(limit, 50*time.Millisecond, func() bool {
 		var n int
 		err := pool.QueryRow(context.Background(), `SELECT count(*) FROM gpus g JOIN nodes n ON n.id = g.node_id
 			WHERE n.name = $1 AND n.status = 'up' AND g.present AND g.telemetry_at IS NOT NULL`, name).Scan(&n)
-		if err == nil && n > 0 {
-			return time.Since(began)
+		return err == nil && n > 0
+	})
+}
+
+// poll calls cond every interval until it holds and returns how long that
+// took, or -1 when it did not hold within limit.
+func poll(limit, every time.Duration, cond func() bool) time.Duration {
+	began := time.Now()
+	for !cond() {
+		if time.Since(began) >= limit {
+			return -1
 		}
-		time.Sleep(50 * time.Millisecond)
+		<-time.After(every)
 	}
-	return -1
+	return time.Since(began)
 }

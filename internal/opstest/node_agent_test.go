@@ -50,14 +50,9 @@ func killJobProcesses(t testing.TB, stateDir string) {
 
 // waitOrphans waits until at most want job processes remain, and returns how many do.
 func waitOrphans(stateDir string, want int, limit time.Duration) int {
-	deadline := time.Now().Add(limit)
-	for {
-		n := len(jobProcesses(stateDir))
-		if n <= want || time.Now().After(deadline) {
-			return n
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	var n int
+	poll(limit, 100*time.Millisecond, func() bool { n = len(jobProcesses(stateDir)); return n <= want })
+	return n
 }
 
 // A node agent killed with SIGKILL while jobs run, then restarted, follows
@@ -96,8 +91,8 @@ func TestNodeAgentKill9AndRestart(t *testing.T) {
 		}
 	}
 	agent.Kill()
-	time.Sleep(3 * time.Second) // two jobs end while the agent is away
-	if n := len(jobProcesses(state)); n != 1 {
+	// Two jobs end while the agent is away.
+	if n := waitOrphans(state, 1, 15*time.Second); n != 1 {
 		t.Errorf("%d job processes while the agent is away, want 1 (the long job)", n)
 	}
 	restarted := time.Now()
@@ -135,13 +130,12 @@ func TestNodeAgentKill9AndRestart(t *testing.T) {
 	agent.Kill()
 	killed := time.Now()
 	var down time.Duration = -1
-	for time.Since(killed) < downAfter+10*time.Second {
+	if poll(downAfter+10*time.Second, 100*time.Millisecond, func() bool {
 		var status string
-		if err := pool.QueryRow(ctx, `SELECT status FROM nodes WHERE name = 'gpu-k'`).Scan(&status); err == nil && status == "down" {
-			down = time.Since(killed)
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
+		err := pool.QueryRow(ctx, `SELECT status FROM nodes WHERE name = 'gpu-k'`).Scan(&status)
+		return err == nil && status == "down"
+	}) >= 0 {
+		down = time.Since(killed)
 	}
 	t.Logf("node marked down %s after its agent was killed (configured %s, heartbeat 1s)", down.Round(time.Millisecond), downAfter)
 	if down < 0 || down > downAfter+5*time.Second {

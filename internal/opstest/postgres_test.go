@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -87,10 +88,8 @@ func postgresRestart(t *testing.T, how string, stopPG func(*PG)) {
 	restart := func(how string) {
 		t.Helper()
 		// Under load: a few submissions acknowledged before PostgreSQL goes.
-		for deadline := time.Now().Add(10 * time.Second); ackedCount() < 4; time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: only %d submissions acknowledged before the restart", how, ackedCount())
-			}
+		if poll(10*time.Second, 20*time.Millisecond, func() bool { return ackedCount() >= 4 }) < 0 {
+			t.Fatalf("%s: only %d submissions acknowledged before the restart", how, ackedCount())
 		}
 		if stopPG == nil {
 			n := terminateSessions(t, pool)
@@ -99,18 +98,12 @@ func postgresRestart(t *testing.T, how string, stopPG func(*PG)) {
 			stopAt := time.Now()
 			stopPG(pg)
 			t.Logf("%s: PostgreSQL stopped in %s", how, time.Since(stopAt).Round(time.Millisecond))
-			var notReady time.Duration = -1
-			for began := time.Now(); time.Since(began) < 10*time.Second; time.Sleep(50 * time.Millisecond) {
-				if !s.Ready() {
-					notReady = time.Since(began)
-					break
-				}
-			}
+			notReady := poll(10*time.Second, 50*time.Millisecond, func() bool { return !s.Ready() })
 			if notReady < 0 {
 				t.Errorf("%s: /readyz stayed 200 with PostgreSQL down", how)
 			}
 			t.Logf("%s: not ready after %s", how, notReady.Round(time.Millisecond))
-			time.Sleep(downAfter) // PostgreSQL stays away a while under load
+			time.Sleep(downAfter) // the outage under test: PostgreSQL stays away longer than NODE_DOWN_AFTER, under load
 			startAt := time.Now()
 			pg.Start()
 			t.Logf("%s: PostgreSQL started again in %s", how, time.Since(startAt).Round(time.Millisecond))
@@ -141,9 +134,10 @@ func postgresRestart(t *testing.T, how string, stopPG func(*PG)) {
 	// The node agent heartbeats again (each heartbeat after readiness is in
 	// the access log checked below).
 	var beat time.Time
-	for deadline := time.Now().Add(10 * time.Second); beat.Before(readyAt) && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	poll(10*time.Second, 50*time.Millisecond, func() bool {
 		_ = pool.QueryRow(context.Background(), `SELECT COALESCE(last_heartbeat_at, 'epoch') FROM nodes WHERE name = 'gpu-p'`).Scan(&beat)
-	}
+		return !beat.Before(readyAt)
+	})
 	if beat.Before(readyAt) {
 		t.Errorf("%s: no heartbeat recorded after readiness (last %s)", how, beat)
 	}
@@ -154,21 +148,7 @@ func postgresRestart(t *testing.T, how string, stopPG func(*PG)) {
 	mu.Lock()
 	ids := append([]int64(nil), acked...)
 	mu.Unlock()
-	var lost, unfinished int
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		lost, unfinished = 0, 0
-		for _, id := range ids {
-			var st string
-			if err := pool.QueryRow(context.Background(), `SELECT state FROM jobs WHERE id = $1`, id).Scan(&st); err != nil {
-				lost++
-			} else if !strings.Contains(" completed failed canceled ", " "+st+" ") {
-				unfinished++
-			}
-		}
-		if unfinished == 0 || time.Now().After(deadline) {
-			break
-		}
-	}
+	lost, unfinished := settled(pool, ids, 30*time.Second)
 	t.Logf("every acknowledged job ended %s after the load stopped", time.Since(drain).Round(time.Millisecond))
 	var failed int
 	_ = pool.QueryRow(context.Background(), `SELECT count(*) FROM jobs WHERE state = 'failed'`).Scan(&failed)
@@ -207,14 +187,28 @@ func postgresRestart(t *testing.T, how string, stopPG func(*PG)) {
 // waitReadyAt polls /readyz until it answers 200 and returns when that
 // answer came back and how long it took (-1: not within limit).
 func waitReadyAt(s *Server, limit time.Duration) (time.Time, time.Duration) {
-	began := time.Now()
-	for time.Since(began) < limit {
-		if s.Ready() {
-			return time.Now(), time.Since(began)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if d := s.WaitReady(limit); d >= 0 {
+		return time.Now(), d
 	}
 	return time.Time{}, -1
+}
+
+// settled waits, up to limit, until every job of ids has ended, and
+// returns how many are not in the database and how many have not ended.
+func settled(pool *pgxpool.Pool, ids []int64, limit time.Duration) (lost, unfinished int) {
+	poll(limit, 200*time.Millisecond, func() bool {
+		lost, unfinished = 0, 0
+		for _, id := range ids {
+			var st string
+			if err := pool.QueryRow(context.Background(), `SELECT state FROM jobs WHERE id = $1`, id).Scan(&st); err != nil {
+				lost++
+			} else if !slices.Contains(terminal, st) {
+				unfinished++
+			}
+		}
+		return unfinished == 0
+	})
+	return lost, unfinished
 }
 
 // burstAfterReady sends, from several clients at once, what the server
@@ -284,13 +278,12 @@ func terminateSessions(t testing.TB, pool *pgxpool.Pool) int {
 	if _, err := pool.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) pid`, pids); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	if poll(10*time.Second, 20*time.Millisecond, func() bool {
 		var n int
-		if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1)`, pids).Scan(&n); err == nil && n == 0 {
-			return len(pids)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the ended sessions %v are still there after 10s", pids)
-		}
+		err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1)`, pids).Scan(&n)
+		return err == nil && n == 0
+	}) < 0 {
+		t.Fatalf("the ended sessions %v are still there after 10s", pids)
 	}
+	return len(pids)
 }

@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -84,10 +83,19 @@ func TestTwoReplicasKill9(t *testing.T) {
 		}
 	})
 
+	// loadFlows waits until the load has had n more submissions acknowledged.
+	loadFlows := func(n int) {
+		t.Helper()
+		count := func() int { mu.Lock(); defer mu.Unlock(); return len(acked) }
+		from := count()
+		if poll(30*time.Second, 20*time.Millisecond, func() bool { return count() >= from+n }) < 0 {
+			t.Fatalf("the load had %d of %d more submissions acknowledged in 30 s", count()-from, n)
+		}
+	}
 	// kill one replica mid-load; a job submitted to the other must start in 5 s.
 	killAndProbe := func(victim, survivor *Server) time.Duration {
 		t.Helper()
-		time.Sleep(1500 * time.Millisecond)
+		loadFlows(8)
 		victim.Kill()
 		probe, err := submit(context.Background(), survivor.URL, token, "sleep 0.2", 1)
 		if err != nil {
@@ -121,7 +129,7 @@ func TestTwoReplicasKill9(t *testing.T) {
 			t.Errorf("failover start latency %s, want within 5s", d)
 		}
 	}
-	time.Sleep(time.Second)
+	loadFlows(4) // on the survivor alone
 	stopLoad()
 	load.Wait()
 
@@ -129,23 +137,7 @@ func TestTwoReplicasKill9(t *testing.T) {
 	mu.Lock()
 	ids := append([]int64(nil), acked...)
 	mu.Unlock()
-	deadline := time.Now().Add(30 * time.Second)
-	var lost, unfinished int
-	for {
-		lost, unfinished = 0, 0
-		for _, id := range ids {
-			var st string
-			if err := pool.QueryRow(context.Background(), `SELECT state FROM jobs WHERE id = $1`, id).Scan(&st); err != nil {
-				lost++
-			} else if !strings.Contains(" completed failed canceled ", " "+st+" ") {
-				unfinished++
-			}
-		}
-		if unfinished == 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	lost, unfinished := settled(pool, ids, 30*time.Second)
 	doubles, samples := watch()
 	overlaps := timestampOverlaps(t, pool)
 	var failed int
