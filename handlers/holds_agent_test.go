@@ -116,14 +116,14 @@ func TestAgentCreatesHoldOwnerLeaseTakesIt(t *testing.T) {
 	// before it first looked is not its to see, and is written again.
 	logSeen := func(line string) {
 		t.Helper()
-		before, wrote := reads.Load(), time.Now()
+		before, wrote, again := reads.Load(), time.Now(), 300*time.Millisecond // the tailer looks every 250 ms
 		appendLine(line)
 		waitFor(t, "the agent to read "+line, func() bool {
 			if reads.Load() > before {
 				return true
 			}
-			if time.Since(wrote) > 2*time.Second {
-				before, wrote = reads.Load(), time.Now()
+			if time.Since(wrote) > again {
+				before, wrote, again = reads.Load(), time.Now(), 2*again
 				appendLine(line)
 			}
 			return false
