@@ -183,7 +183,7 @@ func NewWith(t testing.TB, o Options) *Server {
 // waitListening returns once l delivers notifications: one sent before its
 // LISTEN is lost, and tests act on the server as soon as New returns. It
 // probes on the tokens channel, whose signals only make the server look
-// again at tokens and sessions.
+// again at tokens and sessions, so a probe answered late does no harm.
 func waitListening(t testing.TB, db *models.DB, l *models.Listener) {
 	t.Helper()
 	probe, cancel := l.Subscribe(models.Topic(models.ChannelTokens))
@@ -195,7 +195,7 @@ func waitListening(t testing.TB, db *models.DB, l *models.Listener) {
 		select {
 		case <-probe:
 			return
-		case <-time.After(time.Second):
+		case <-time.After(50 * time.Millisecond):
 		}
 	}
 	t.Fatal("the change listener delivered nothing within 10s")
