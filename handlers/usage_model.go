@@ -13,7 +13,7 @@ import (
 )
 
 // usagePoints is how many buckets every usage series has, whatever the
-// range: the SQL downsamples to it.
+// range.
 const usagePoints = 240
 
 // usageSpans are the usage page's ranges.
