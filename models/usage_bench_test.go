@@ -40,7 +40,7 @@ func BenchmarkUsage(b *testing.B) {
 
 // usageHistory fills a database with jobs finished jobs spread evenly over
 // the 90 days before the returned now, each with two attempts.
-func usageHistory(b *testing.B, jobs int) (*models.DB, time.Time) {
+func usageHistory(b testing.TB, jobs int) (*models.DB, time.Time) {
 	b.Helper()
 	db := testdb.New(b)
 	ctx := context.Background()
