@@ -1,8 +1,10 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -42,6 +44,10 @@ func GPUHoursOver(ctx context.Context, db bun.IDB, r UsageRange, now time.Time, 
 	if err != nil {
 		return GPUHours{}, err
 	}
+	// Lines come in the order principals first held GPUs in the range.
+	slices.SortFunc(held, func(a, b scheduler.Held) int {
+		return cmp.Or(a.Start.Compare(b.Start), cmp.Compare(a.UserID, b.UserID), cmp.Compare(a.TeamID, b.TeamID))
+	})
 	teams, users := newSeries(r), newSeries(r)
 	teamTot, userTot := map[string]float64{}, map[string]float64{}
 	for _, h := range held {

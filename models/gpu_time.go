@@ -11,20 +11,23 @@ import (
 )
 
 // heldQuery reads the allocations that held a GPU at some time in [from,
-// to), one row per attempt: an attempt's allocations are created together
-// and released together, so rows with the same user, team and interval are
-// counted once with their number of GPUs (a sum of the same intervals, in
-// fewer rows). The team is the job's, else its owner's; 0 when neither.
+// to), one row per attempt of a job: an attempt's allocations are created
+// together and released together, so they are counted once with their
+// number of GPUs (grouped before the join: the join then sees one row per
+// attempt, not per GPU). The team is the job's, else its owner's; 0 when
+// neither.
 const heldQuery = `
-SELECT a.user_id, coalesce(j.team_id, u.team_id, 0), count(*), a.created_at, a.released_at
-FROM allocations a JOIN jobs j ON j.id = a.job_id JOIN users u ON u.id = a.user_id
-WHERE a.created_at < ? AND (a.released_at IS NULL OR a.released_at > ?)
-GROUP BY a.user_id, 2, a.created_at, a.released_at
-ORDER BY a.created_at, a.user_id, 2, a.released_at`
+SELECT a.user_id, coalesce(j.team_id, u.team_id, 0), a.gpus, a.created_at, a.released_at
+FROM (SELECT job_id, user_id, created_at, released_at, count(*) AS gpus
+      FROM allocations
+      WHERE created_at < ? AND (released_at IS NULL OR released_at > ?)
+      GROUP BY job_id, user_id, created_at, released_at) a
+JOIN jobs j ON j.id = a.job_id JOIN users u ON u.id = a.user_id`
 
 // readHeld is the one reader of GPU time: every attempt's allocations that
-// held GPUs at some time in [from, to), as intervals the scheduler's
-// arithmetic counts (scheduler.GPUTime). A zero from reads from the start.
+// held GPUs at some time in [from, to), in no particular order, as
+// intervals the scheduler's arithmetic counts (scheduler.GPUTime). A zero
+// from reads from the start.
 func readHeld(ctx context.Context, db bun.IDB, from, to time.Time) ([]scheduler.Held, error) {
 	r, closeRows, err := query(ctx, db, heldQuery, to, from)
 	if err != nil {
