@@ -12,9 +12,11 @@ import (
 
 // BenchmarkUsage reads usage from an allocation history of 90 days: jobs
 // of 1–8 GPUs from 16 users in 3 teams, each run twice (two attempts, three
-// hours apart), on 16 GPUs. standing is the fair-share figure the pass and
-// the standing read (half-life 7 days: 35 days back); month is the usage
-// page's GPU-hours over 30 days in 240 buckets.
+// hours apart), on 16 GPUs. standing is the fair-share standing (half-life
+// 7 days: 35 days back, read outside a transaction, as the usage page
+// does); snapshot is the pass's snapshot read in a transaction, usage and
+// all (no job is live); month is the usage page's GPU-hours over 30 days
+// in 240 buckets.
 // Run: go test ./models -run '^$' -bench BenchmarkUsage -benchtime 50x
 func BenchmarkUsage(b *testing.B) {
 	for _, jobs := range []int{10000, 50000} {
@@ -23,6 +25,17 @@ func BenchmarkUsage(b *testing.B) {
 		b.Run(fmt.Sprintf("jobs=%d/standing", jobs), func(b *testing.B) {
 			for b.Loop() {
 				if _, _, err := models.FairShareStanding(ctx, db.Bun, now, 7*24*time.Hour); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("jobs=%d/snapshot", jobs), func(b *testing.B) {
+			for b.Loop() {
+				err := db.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+					_, _, err := models.LoadSnapshot(ctx, tx, now, 7*24*time.Hour)
+					return err
+				})
+				if err != nil {
 					b.Fatal(err)
 				}
 			}
