@@ -88,9 +88,6 @@ func (h *Handlers) loadUsage(ctx context.Context, u *models.User, rng string, no
 	if u.IsAdmin() {
 		onlyUser = 0
 	}
-	if out.GPUHours, err = models.GPUHoursOver(ctx, h.DB.Bun, r, now, onlyUser); err != nil {
-		return nil, err
-	}
 	if out.Queue.Length, out.Queue.Wait, err = models.QueueHistory(ctx, h.DB.Bun, r); err != nil {
 		return nil, err
 	}
@@ -101,10 +98,12 @@ func (h *Handlers) loadUsage(ctx context.Context, u *models.User, rng string, no
 	if out.Idle, err = models.IdleUsageOver(ctx, h.DB.Bun, r, cfg.Threshold(), onlyUser); err != nil { // issue 13
 		return nil, err
 	}
-	teams, users, err := models.FairShareStanding(ctx, h.DB.Bun, now, time.Duration(cfg.FairShare.HalfLife))
+	// GPU-hours and standing from one snapshot of the allocations.
+	hours, teams, users, err := models.UsageFigures(ctx, h.DB, r, now, time.Duration(cfg.FairShare.HalfLife), onlyUser)
 	if err != nil {
 		return nil, err
 	}
+	out.GPUHours = hours
 	out.FairShare.Teams = teams
 	out.FairShare.Users = users
 	if !u.IsAdmin() {
