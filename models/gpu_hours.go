@@ -44,9 +44,11 @@ func GPUHoursOver(ctx context.Context, db bun.IDB, r UsageRange, now time.Time, 
 	if err != nil {
 		return GPUHours{}, err
 	}
-	// Lines come in the order principals first held GPUs in the range.
+	// Lines come in the order principals first held GPUs in the range, and
+	// sums are added in one order every time.
 	slices.SortFunc(held, func(a, b scheduler.Held) int {
-		return cmp.Or(a.Start.Compare(b.Start), cmp.Compare(a.UserID, b.UserID), cmp.Compare(a.TeamID, b.TeamID))
+		return cmp.Or(a.Start.Compare(b.Start), cmp.Compare(a.UserID, b.UserID), cmp.Compare(a.TeamID, b.TeamID),
+			a.End.Compare(b.End), cmp.Compare(a.GPUs, b.GPUs))
 	})
 	teams, users := newSeries(r), newSeries(r)
 	teamTot, userTot := map[string]float64{}, map[string]float64{}
