@@ -53,7 +53,8 @@ type Sessions interface {
 
 // Migrations reports the schema's state for /readyz.
 type Migrations interface {
-	Status(ctx context.Context) (applied int, riverCurrent bool, err error)
+	// Current reports whether the schema is the latest this binary knows.
+	Current(ctx context.Context) (bool, error)
 }
 
 // Handlers carries the dependencies every handler shares. Time comes from

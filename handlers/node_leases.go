@@ -62,8 +62,7 @@ func (h *Handlers) NodeLeaseCreate(c echo.Context) error {
 			return err
 		}
 		job.NodeID = &node.ID
-		_, err := tx.NewUpdate().Model(job).Column("node_id").WherePK().Exec(ctx)
-		return err
+		return models.PinJobToNode(ctx, tx, job.ID, node.ID)
 	})
 	if err != nil {
 		return fmt.Errorf("handlers: lease on node %s: %w", node.Name, err)
