@@ -33,7 +33,7 @@ type Config struct {
 	// Bookings calendar: per-user limits (zero values take the defaults in booking_limits.go).
 	Bookings BookingLimits
 
-	// Notifications (issue 13): webhook and Slack URLs may name loopback or
+	// Notifications: webhook and Slack URLs may name loopback or
 	// link-local addresses (dev and tests only; SSRF otherwise).
 	NotifyAllowPrivate bool
 	// NotifyEmail says an SMTP relay is configured, so email channels work.
@@ -79,7 +79,7 @@ type Handlers struct {
 	// Notifier signals committed changes from the hot paths (submissions).
 	Notifier *models.Notifier
 
-	// Secrets seals notification channels' secrets and Slack URLs (issue 13).
+	// Secrets seals notification channels' secrets and Slack URLs.
 	Secrets *models.SecretBox
 
 	// Scoring is the scoring service (/v1/score, /v1/observe); see scoring_service.go.

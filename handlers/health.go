@@ -50,7 +50,7 @@ func (h *Handlers) Readyz(c echo.Context) error {
 			checks["migrations"] = readyCheck{OK: true}
 		}
 	}
-	// Sign-in providers (sign-in branch): reported, never fatal. A provider
+	// Sign-in providers: reported, never fatal. A provider
 	// that is down must not take the API and the node agents with it.
 	if down := h.SignIn.Unavailable(); len(down) > 0 {
 		var lines []string

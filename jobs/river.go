@@ -30,7 +30,7 @@ type Config struct {
 	Scoring scoring.Config
 	// Retention is how long the usage history is kept (zero: models.DefaultRetention).
 	Retention models.Retention
-	// Notify tunes notification delivery (issue 13).
+	// Notify tunes notification delivery.
 	Notify NotifyConfig
 }
 
@@ -84,7 +84,7 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &RaySyncWorker{deps: d})
 	river.AddWorker(workers, &RayStopWorker{deps: d})
 	river.AddWorker(workers, &TelemetryRollupWorker{deps: d})
-	// Notifications and idle reclaim (issue 13).
+	// Notifications and idle reclaim.
 	addNotifyWorkers(workers, d)
 	river.AddWorker(workers, &InvariantSweepWorker{deps: d})
 
@@ -93,7 +93,7 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 		Queues: map[string]river.QueueConfig{
 			river.QueueDefault: {MaxWorkers: max(d.Config.Workers, 1)},
 			QueueScheduler:     {MaxWorkers: 1},
-			models.QueueNotify: {MaxWorkers: 8, FetchPollInterval: 100 * time.Millisecond}, // deliveries (issue 13)
+			models.QueueNotify: {MaxWorkers: 8, FetchPollInterval: 100 * time.Millisecond}, // deliveries
 		},
 		// Passes are latency-sensitive: pick new jobs up quickly.
 		FetchCooldown: 5 * time.Millisecond,
@@ -126,7 +126,7 @@ func periodicJobs(cfg Config) []*river.PeriodicJob {
 		holdExpiryPeriodic(),
 		scoringObservePeriodic(),
 		telemetryRollupPeriodic(),
-		notifySweepPeriodic(), idleReclaimPeriodic(cfg), notifyTimersPeriodic(), // issue 13
+		notifySweepPeriodic(), idleReclaimPeriodic(cfg), notifyTimersPeriodic(),
 		invariantSweepPeriodic(),
 	}
 }

@@ -113,7 +113,7 @@ func authzRows() map[string]authzRow {
 
 		// The JSON API for node agents: personal tokens are refused.
 		"POST /api/v1/nodes/register":                 {req: path("", `{}`), want: node},
-		"GET /api/v1/nodes/self":                      {want: node}, // operations: node doctor
+		"GET /api/v1/nodes/self":                      {want: node}, // node doctor
 		"POST /api/v1/nodes/:id/heartbeat":            {req: path("/api/v1/nodes/1/heartbeat", `{}`), want: node},
 		"GET /api/v1/nodes/:id/commands":              {req: path("/api/v1/nodes/1/commands", ""), want: node},
 		"POST /api/v1/nodes/:id/commands/:cmd/result": {req: path("/api/v1/nodes/1/commands/1/result", `{}`), want: node},
@@ -140,7 +140,7 @@ func authzRows() map[string]authzRow {
 		"GET /settings/tokens":                 {want: page(200)},
 		"POST /settings/tokens":                {req: path("", "name=laptop"), want: post(201)},
 		"POST /settings/tokens/:prefix/revoke": {req: (*authzFixture).revoke, want: [4]int{401, 303, 404, 404}},
-		// Settings and sessions (sign-in branch): one's own sessions; admins end anyone's.
+		// Settings and sessions: one's own sessions; admins end anyone's.
 		"GET /settings":                      {want: page(200)},
 		"POST /settings/sessions/end-all":    {want: post(303)},
 		"POST /settings/sessions/:id/end":    {req: (*authzFixture).memberSession, want: [4]int{401, 303, 404, 404}},
