@@ -17,8 +17,9 @@ func addNotifyWorkers(workers *river.Workers, d *Deps) {
 	river.AddWorker(workers, &NotifyTimersWorker{deps: d})
 }
 
-// NotifySweepArgs asks for one sweep of deliveries that have no job: rows
-// written outside a River-capable transaction. Delivery jobs are unique per
+// NotifySweepArgs asks for one sweep of pending deliveries, the safety net
+// for a row whose delivery job is gone (every row gets one in the
+// transaction that writes it: models.Emit). Delivery jobs are unique per
 // notification, so the sweep never doubles one that is queued.
 type NotifySweepArgs struct{}
 

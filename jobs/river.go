@@ -111,6 +111,19 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 	return client, nil
 }
 
+// NewInserter builds an insert-only River client: it runs no worker and
+// inserts jobs only in a caller's transaction. The composition root opens
+// the database with it (models.Open), so the River jobs a state change
+// causes commit with the change in every process, whether or not it runs
+// workers.
+func NewInserter() (*river.Client[pgx.Tx], error) {
+	client, err := river.NewClient(riverpgxv5.New(nil), &river.Config{})
+	if err != nil {
+		return nil, fmt.Errorf("jobs: new river inserter: %w", err)
+	}
+	return client, nil
+}
+
 func periodicJobs(cfg Config) []*river.PeriodicJob {
 	every := livenessEvery(cfg)
 	return []*river.PeriodicJob{

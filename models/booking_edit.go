@@ -50,7 +50,7 @@ func lockBooking(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool,
 // never against itself. It bumps the booking's sequence, writes the audit
 // entry (marking an admin's edit of someone else's booking) and signals the
 // calendar and the scheduler. A clash is a *ClashError.
-func EditBooking(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool, change func(cur *BookingRow) (BookingChange, error), now time.Time) (*Booking, error) {
+func EditBooking(ctx context.Context, tx *Tx, id, actorID int64, admin bool, change func(cur *BookingRow) (BookingChange, error), now time.Time) (*Booking, error) {
 	if _, err := tx.NewRaw("SELECT pg_advisory_xact_lock(?)", int64(bookingLockKey)).Exec(ctx); err != nil {
 		return nil, fmt.Errorf("models: edit booking %d: lock: %w", id, err)
 	}

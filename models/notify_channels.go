@@ -110,7 +110,7 @@ func DeliveredSince(ctx context.Context, db bun.IDB, channelID int64, t time.Tim
 const EventTest = "notification.test"
 
 // SendTest queues one test message to a channel, in the caller's transaction.
-func SendTest(ctx context.Context, db bun.IDB, ch *NotificationChannel, now time.Time) (int64, error) {
+func SendTest(ctx context.Context, tx *Tx, ch *NotificationChannel, now time.Time) (int64, error) {
 	ev := NotifyEvent{Name: EventTest, Subject: fmt.Sprintf("test:%d", now.UnixNano()), Payload: EventPayload{
 		Event: EventTest, OccurredAt: now.UTC(), Title: "Test notification from GPUScheduler", Path: "/settings/notifications",
 		Text: "If you can read this, the channel works."}}
@@ -118,11 +118,11 @@ func SendTest(ctx context.Context, db bun.IDB, ch *NotificationChannel, now time
 	if err != nil {
 		return 0, err
 	}
-	id, err := insertNotification(ctx, db, &ev, ch.UserID, &ch.ID, ch.Type, fmt.Sprintf("channel:%d", ch.ID), body, now)
+	id, err := insertNotification(ctx, tx, &ev, ch.UserID, &ch.ID, ch.Type, fmt.Sprintf("channel:%d", ch.ID), body, now)
 	if err != nil {
 		return 0, err
 	}
-	return id, EnqueueDeliveries(ctx, db, []int64{id})
+	return id, EnqueueDeliveries(ctx, tx, []int64{id})
 }
 
 // TeamChannels returns the channels without an owner.

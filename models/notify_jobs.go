@@ -18,7 +18,7 @@ var jobMoveEvents = map[string]string{
 }
 
 // emitJobMove tells the owner of j that it moved to its present state.
-func emitJobMove(ctx context.Context, db bun.IDB, j *Job, reason string, now time.Time) error {
+func emitJobMove(ctx context.Context, tx *Tx, j *Job, reason string, now time.Time) error {
 	name, ok := jobMoveEvents[j.State]
 	if !ok {
 		return nil
@@ -32,13 +32,13 @@ func emitJobMove(ctx context.Context, db bun.IDB, j *Job, reason string, now tim
 		}
 		subject = fmt.Sprintf("job:%d@%d", j.ID, start.UnixMilli())
 	}
-	p, err := JobPayload(ctx, db, j, now)
+	p, err := JobPayload(ctx, tx, j, now)
 	if err != nil {
 		return err
 	}
 	p.Reason = reason
 	p.Title = fmt.Sprintf("Job %s %s", j.Name, jobVerb[j.State])
-	return Emit(ctx, db, NotifyEvent{Name: name, Subject: subject, Users: []int64{j.OwnerID}, Payload: *p}, now)
+	return Emit(ctx, tx, NotifyEvent{Name: name, Subject: subject, Users: []int64{j.OwnerID}, Payload: *p}, now)
 }
 
 var jobVerb = map[string]string{
