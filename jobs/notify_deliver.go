@@ -8,6 +8,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/pages"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -93,6 +94,7 @@ func (w *NotifyDeliverWorker) Work(ctx context.Context, job *river.Job[models.No
 		}
 		p := n.Payload
 		p.DeliveryID = n.ID
+		p.Path = pages.Notification(pages.Subject{Event: n.Event, JobID: p.JobID(), BookingID: p.BookingID()})
 		p.URL = w.deps.Config.Notify.BaseURL + p.Path
 		sendErr := w.sender().send(ctx, ch, &p)
 		if sendErr == nil {

@@ -112,7 +112,7 @@ const EventTest = "notification.test"
 // SendTest queues one test message to a channel, in the caller's transaction.
 func SendTest(ctx context.Context, tx *Tx, ch *NotificationChannel, now time.Time) (int64, error) {
 	ev := NotifyEvent{Name: EventTest, Subject: fmt.Sprintf("test:%d", now.UnixNano()), Payload: EventPayload{
-		Event: EventTest, OccurredAt: now.UTC(), Title: "Test notification from GPUScheduler", Path: "/settings/notifications",
+		Event: EventTest, OccurredAt: now.UTC(), Title: "Test notification from GPUScheduler",
 		Text: "If you can read this, the channel works."}}
 	body, err := json.Marshal(ev.Payload)
 	if err != nil {

@@ -19,7 +19,7 @@ func EmitNodeEvent(ctx context.Context, tx *Tx, event, name string, now time.Tim
 		title = fmt.Sprintf("Node %s is back up", name)
 	}
 	return Emit(ctx, tx, NotifyEvent{Name: event, Subject: fmt.Sprintf("node:%d@%d", id, now.UnixMilli()),
-		Payload: EventPayload{Title: title, Path: "/admin/nodes", Node: &EventNode{ID: id, Name: name}}}, now)
+		Payload: EventPayload{Title: title, Node: &EventNode{ID: id, Name: name}}}, now)
 }
 
 // bookingRow is a booking with its owner's email, for notifications.
@@ -36,7 +36,7 @@ func emitBookings(ctx context.Context, tx *Tx, event, titleFmt string, where str
 		return 0, fmt.Errorf("models: bookings for %s: %w", event, err)
 	}
 	for _, b := range rows {
-		p := EventPayload{Title: fmt.Sprintf(titleFmt, b.GPUCount), Path: "/bookings",
+		p := EventPayload{Title: fmt.Sprintf(titleFmt, b.GPUCount),
 			Booking: &EventBooking{ID: b.ID, Kind: b.Kind, Owner: b.Owner, GPUCount: b.GPUCount, StartsAt: b.StartsAt.UTC(), EndsAt: b.EndsAt.UTC()}}
 		if err := Emit(ctx, tx, NotifyEvent{Name: event, Subject: fmt.Sprintf("booking:%d", b.ID), Users: []int64{b.UserID}, Payload: p}, now); err != nil {
 			return 0, err
@@ -112,7 +112,7 @@ func EmitBookingClashed(ctx context.Context, tx *Tx, bookingID int64, reason, su
 	if err != nil {
 		return fmt.Errorf("models: booking %d for booking.clashed: %w", bookingID, err)
 	}
-	p := EventPayload{Title: fmt.Sprintf("Your booking of %d GPUs was changed by an admin", b.GPUCount), Path: fmt.Sprintf("/bookings/%d", b.ID), Reason: reason,
+	p := EventPayload{Title: fmt.Sprintf("Your booking of %d GPUs was changed by an admin", b.GPUCount), Reason: reason,
 		Booking: &EventBooking{ID: b.ID, Kind: b.Kind, Owner: b.Owner, GPUCount: b.GPUCount, StartsAt: b.StartsAt.UTC(), EndsAt: b.EndsAt.UTC()}}
 	return Emit(ctx, tx, NotifyEvent{Name: EventBookingClashed, Subject: fmt.Sprintf("booking:%d#%s", b.ID, subject),
 		Users: []int64{b.UserID}, Payload: p}, now)

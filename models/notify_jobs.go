@@ -46,7 +46,7 @@ var jobVerb = map[string]string{
 }
 
 // JobPayload describes j for a notification: owner, GPUs (node:index of its
-// latest allocations), times and the job page's path.
+// latest allocations) and times.
 func JobPayload(ctx context.Context, db bun.IDB, j *Job, now time.Time) (*EventPayload, error) {
 	var owner string
 	if err := db.NewSelect().Table("users").Column("email").Where("id = ?", j.OwnerID).Scan(ctx, &owner); err != nil {
@@ -67,5 +67,5 @@ func JobPayload(ctx context.Context, db bun.IDB, j *Job, now time.Time) (*EventP
 		}
 		ej.DurationS = int64(end.Sub(*j.StartedAt).Seconds())
 	}
-	return &EventPayload{Path: fmt.Sprintf("/jobs/%d", j.ID), Job: ej, OccurredAt: now.UTC()}, nil
+	return &EventPayload{Job: ej, OccurredAt: now.UTC()}, nil
 }

@@ -6,21 +6,40 @@ import (
 )
 
 // EventPayload is the JSON body every channel carries: ids, names, times,
-// GPUs and the page's path. URL is filled in at delivery from the server's
-// base URL.
+// GPUs, what the event is about (Job, Booking, Node) and the page's path.
+// The models store it without DeliveryID, Path and URL: the delivery
+// worker sets them when it sends (the page from internal/pages, the URL
+// from the server's base URL), and the in-app list sets Path when it shows
+// a notification.
 type EventPayload struct {
 	Event      string        `json:"event"`
 	DeliveryID int64         `json:"delivery_id,omitempty"`
 	OccurredAt time.Time     `json:"occurred_at"`
 	Title      string        `json:"title"`
 	Text       string        `json:"text,omitempty"`
-	Path       string        `json:"path"`
+	Path       string        `json:"path,omitempty"`
 	URL        string        `json:"url,omitempty"`
 	Reason     string        `json:"reason,omitempty"`
 	Job        *EventJob     `json:"job,omitempty"`
 	Booking    *EventBooking `json:"booking,omitempty"`
 	Node       *EventNode    `json:"node,omitempty"`
 	Idle       *EventIdle    `json:"idle,omitempty"`
+}
+
+// JobID returns the id of the job the event is about, or 0.
+func (p *EventPayload) JobID() int64 {
+	if p.Job == nil {
+		return 0
+	}
+	return p.Job.ID
+}
+
+// BookingID returns the id of the booking or hold the event is about, or 0.
+func (p *EventPayload) BookingID() int64 {
+	if p.Booking == nil {
+		return 0
+	}
+	return p.Booking.ID
 }
 
 // EventJob describes the job an event is about.
