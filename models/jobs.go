@@ -97,6 +97,11 @@ type Job struct {
 	// decides on about the job; set by a trigger (migration 14), read by
 	// the in-memory snapshot (snapshot_cache.go) only.
 	SchedXID string `bun:"sched_xid,scanonly" json:"-"`
+	// SubmitToken is the server's own name for the row, set before its
+	// insert (newSubmitToken) and kept across retries of it, so that an
+	// insert whose answer was lost is completed, not repeated
+	// (ResumeJobs); "" for jobs from before it.
+	SubmitToken string `bun:"submit_token,scanonly" json:"-"`
 }
 
 // Querier runs a parameterised query: a *pgxpool.Pool, or a Tx's PGX().
@@ -111,8 +116,8 @@ const createJobSQL = `
 WITH j AS (
     INSERT INTO jobs (name, owner_id, team_id, state, command, workdir, env, job_type, gpu_count, gpu_memory_mib,
         gpu_model, allow_multi_node, priority, preemptible, estimated_duration_s, executor, max_retries,
-        submitted_at, updated_at, lease_ttl_s, client_ref, checkpoint, stop_grace_s)
-    VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18, $19, $20, $21)
+        submitted_at, updated_at, lease_ttl_s, client_ref, checkpoint, stop_grace_s, submit_token)
+    VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18, $19, $20, $21, $22)
     RETURNING id
 ), e AS (
     INSERT INTO job_events (job_id, to_state, reason, actor_user_id, created_at)
@@ -132,7 +137,7 @@ func CreateJob(ctx context.Context, q Querier, j *Job, now time.Time) error {
 	}
 	err = q.QueryRow(ctx, createJobSQL, j.Name, j.OwnerID, j.TeamID, j.Command, j.Workdir, string(env), j.JobType,
 		j.GPUCount, j.GPUMemoryMiB, j.GPUModel, j.AllowMultiNode, j.Priority, j.Preemptible, j.EstimatedDurationS,
-		j.Executor, j.MaxRetries, now, j.LeaseTTLS, j.ClientRef, j.Checkpoint, j.StopGraceS).Scan(&j.ID)
+		j.Executor, j.MaxRetries, now, j.LeaseTTLS, j.ClientRef, j.Checkpoint, j.StopGraceS, j.SubmitToken).Scan(&j.ID)
 	if err != nil {
 		return fmt.Errorf("models: create job: %w", err)
 	}
@@ -144,6 +149,9 @@ func CreateJob(ctx context.Context, q Querier, j *Job, now time.Time) error {
 func prepareNewJob(j *Job, now time.Time) ([]byte, error) {
 	j.State = JobQueued
 	j.SubmittedAt, j.UpdatedAt = now, now
+	if j.SubmitToken == "" {
+		j.SubmitToken = newSubmitToken(now)
+	}
 	if j.Env == nil {
 		j.Env = map[string]string{}
 	}
