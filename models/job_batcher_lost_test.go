@@ -241,7 +241,7 @@ func TestJobBatcherLostAnswer(t *testing.T) {
 					}
 					submit(fmt.Sprintf("waiting-%d", i), gpus)
 				}
-				waitFor(t, func() bool { return b.Waiting() == 6 })
+				waitFor(t, "six submissions waiting", func() bool { return b.Waiting() == 6 })
 				n = 8
 			}
 			close(g.open)
@@ -282,17 +282,5 @@ func TestJobBatcherLostAnswer(t *testing.T) {
 				t.Errorf("%d jobs (%d names) and %d events stored, want %d of each", jobs, names, events, stored)
 			}
 		})
-	}
-}
-
-// waitFor polls cond until it holds, failing t after 10 s.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10 s")
-		}
-		time.Sleep(time.Millisecond)
 	}
 }
