@@ -48,6 +48,8 @@ type Config struct {
 	LAS LASConfig `json:"las"`
 	// Retention says how long history is kept (retention.go).
 	Retention RetentionConfig `json:"retention"`
+	// Leases bounds how long leases hold GPUs (leases.go).
+	Leases LeasePolicy `json:"leases"`
 }
 
 // FairShareConfig are the weights of Slurm's multifactor priority: each
@@ -109,6 +111,7 @@ func DefaultConfig() Config {
 		},
 		LAS:       DefaultLAS(),
 		Retention: DefaultRetention(),
+		Leases:    DefaultLeases(),
 	}
 }
 
@@ -143,5 +146,6 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.IdlePolicy.validate()...) // idle GPUs given back
 	errs = append(errs, c.Retention.validate()...)
+	errs = append(errs, c.Leases.validate()...)
 	return errors.Join(errs...)
 }
