@@ -70,8 +70,17 @@ type Job struct {
 	ExplainedAt      *time.Time `bun:"explained_at" json:"explained_at,omitempty"`
 	// LeaseExpiresAt ends a lease job's hold on its GPUs unless renewed.
 	LeaseExpiresAt *time.Time `bun:"lease_expires_at" json:"lease_expires_at,omitempty"`
-	// LeaseTTLS is how long a lease lasts once granted; nil: until released.
+	// LeaseTTLS is how long a lease lasts once granted and confirmed, and
+	// on each renewal; nil: the policy's default TTL, set at the grant.
 	LeaseTTLS *int64 `bun:"lease_ttl_s" json:"lease_ttl_s,omitempty"`
+	// LeaseConfirmedAt is when the client learned of the grant; a granted
+	// lease not confirmed runs out after the policy's confirm_within.
+	LeaseConfirmedAt *time.Time `bun:"lease_confirmed_at" json:"lease_confirmed_at,omitempty"`
+	// LeasePID is the local process that holds a lease made through a node
+	// agent's /acquire, which the agent watches; LeasePIDStart is its start
+	// time (clock ticks since boot; 0: unknown), against PID reuse.
+	LeasePID      *int   `bun:"lease_pid" json:"lease_pid,omitempty"`
+	LeasePIDStart *int64 `bun:"lease_pid_start" json:"lease_pid_start,omitempty"`
 	// ClientRef is the caller's own name for the job (the design's job_id).
 	ClientRef string `bun:"client_ref,notnull" json:"client_ref,omitempty"`
 	// NodeID pins the job to one node (a lease asked for through that
