@@ -12,6 +12,7 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
 	"github.com/gpuscheduler/gpuscheduler/internal/node"
+	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
 	"github.com/gpuscheduler/gpuscheduler/jobs"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -184,5 +185,32 @@ func TestLeasesOfAGoneAgentExpire(t *testing.T) {
 	}
 	if last.Sub(time.Now()) > time.Minute {
 		t.Fatalf("the lease ran until %v, more than the node TTL from now", last)
+	}
+}
+
+// A lease the control plane ended while its process runs (released by its
+// owner, expired) is no longer renewed: the heartbeat's answer names it and
+// the agent marks it over.
+func TestAgentDropsLeaseEndedElsewhere(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t)
+	c.startAgent(t)
+	url := c.localAPI(t, false)
+	p := sleeper(t, time.Minute)
+	if status, out := post(t, url+"/acquire", fmt.Sprintf(`{"pid": %d, "num_gpus": 1}`, p.Process.Pid)); status != 200 {
+		t.Fatalf("acquire: %d %v", status, out)
+	}
+	j := leaseJob(t, c, p.Process.Pid)
+	testdb.End(t, c.s.DB, j.ID, models.StopRelease, time.Now())
+	waitFor(t, "the agent to mark the lease over", func() bool {
+		for _, l := range localJobs(t, url) {
+			if int(l["pid"].(float64)) == p.Process.Pid {
+				return l["status"] == "done" && l["ended_at"] != nil
+			}
+		}
+		return false
+	})
+	if c.job(t, j.ID).State != models.JobCompleted {
+		t.Fatalf("lease %s", c.job(t, j.ID).State)
 	}
 }
