@@ -183,15 +183,6 @@ func GetJob(ctx context.Context, db bun.IDB, id int64) (*Job, error) {
 	return j, notFound(err, fmt.Sprintf("get job %d", id))
 }
 
-// PinJobToNode pins job id to a node: a lease asked for through that node's
-// local /acquire runs there or nowhere.
-func PinJobToNode(ctx context.Context, db bun.IDB, id, nodeID int64) error {
-	if _, err := db.NewUpdate().Model((*Job)(nil)).Set("node_id = ?", nodeID).Where("id = ?", id).Exec(ctx); err != nil {
-		return fmt.Errorf("models: pin job %d to node %d: %w", id, nodeID, err)
-	}
-	return nil
-}
-
 // LeaseByClientRef returns owner's lease named ref by its client (the
 // design's job_id): the live one if any, else the newest.
 func LeaseByClientRef(ctx context.Context, db bun.IDB, ownerID int64, ref string) (*Job, error) {
