@@ -84,6 +84,7 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &RaySyncWorker{deps: d})
 	river.AddWorker(workers, &RayStopWorker{deps: d})
 	river.AddWorker(workers, &TelemetryRollupWorker{deps: d})
+	river.AddWorker(workers, &RetentionWorker{deps: d})
 	// Notifications and idle reclaim.
 	addNotifyWorkers(workers, d)
 	river.AddWorker(workers, &InvariantSweepWorker{deps: d})
@@ -139,6 +140,7 @@ func periodicJobs(cfg Config) []*river.PeriodicJob {
 		holdExpiryPeriodic(),
 		scoringObservePeriodic(),
 		telemetryRollupPeriodic(),
+		retentionPeriodic(),
 		notifySweepPeriodic(), idleReclaimPeriodic(cfg), notifyTimersPeriodic(),
 		invariantSweepPeriodic(),
 	}

@@ -119,7 +119,7 @@ func RunPass(ctx context.Context, d Deps, riverJobID int64, reason string) (mode
 				return fmt.Errorf("jobs: pass commit mode: %w", err)
 			}
 		}
-		if err := applyPlan(ctx, d, tx, &snap, plan, now); err != nil {
+		if err := applyPlan(ctx, d, tx, &snap, plan, cfg.Leases, now); err != nil {
 			return err
 		}
 		pinned, err := models.RecordBookingPins(ctx, tx, plan.Pins)

@@ -159,7 +159,7 @@ func (lc *Lifecycle) end(ctx context.Context, tx *Tx, j *LockedJob, o outcome, e
 		for _, col := range []string{"stop_kind", "stop_reason", "preempt_rule"} {
 			c.expr(col, "''")
 		}
-		for _, col := range []string{"stop_by", "stop_requested_at", "preempted_for", "start_command_id", "lease_expires_at"} {
+		for _, col := range []string{"stop_by", "stop_requested_at", "preempted_for", "start_command_id", "lease_expires_at", "lease_confirmed_at"} {
 			c.expr(col, "NULL")
 		}
 	case JobCompleted:

@@ -30,12 +30,14 @@ type PassStats struct {
 	PassesTotal int64     `json:"passes_total"`
 }
 
-// SchedulerConfig returns the stored policy, or the default when none is.
+// SchedulerConfig returns the stored policy, or the default when none is;
+// the retention ages it leaves out are filled in with their defaults.
 func SchedulerConfig(ctx context.Context, db bun.IDB) (scheduler.Config, error) {
 	c := scheduler.DefaultConfig()
 	if _, err := GetSetting(ctx, db, SettingPolicy, &c); err != nil {
 		return c, err
 	}
+	c.Retention = c.Retention.WithDefaults()
 	return c, nil
 }
 

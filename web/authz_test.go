@@ -85,6 +85,7 @@ func authzRows() map[string]authzRow {
 		"GET /api/v1/cluster/idle-gpus":            {want: user(200)},
 		"POST /api/v1/cluster/gpu-allocate":        {req: path("", `{"gpu_count":1,"timeout_s":0}`), want: user(202), same: map[int]int{200: 202}},
 		"POST /api/v1/cluster/gpu-release":         {req: (*authzFixture).release, want: own(200, 404)},
+		"POST /api/v1/cluster/gpu-renew":           {req: (*authzFixture).release, want: own(200, 404)},
 		"GET /api/v1/queue":                        {want: user(200)},
 		"POST /api/v1/queue/submit":                {req: path("", `{"gpu_count":1,"executor":"lease","name":"authz"}`), want: user(201)},
 		"GET /api/v1/queue/statistics":             {want: user(200)},
@@ -120,6 +121,7 @@ func authzRows() map[string]authzRow {
 		"POST /api/v1/nodes/:id/commands/:cmd/exit":   {req: path("/api/v1/nodes/1/commands/1/exit", `{}`), want: node},
 		"POST /api/v1/nodes/:id/commands/:cmd/logs":   {req: path("/api/v1/nodes/1/commands/1/logs", `{}`), want: node},
 		"POST /api/v1/nodes/:id/leases":               {req: path("/api/v1/nodes/1/leases", `{}`), want: node},
+		"GET /api/v1/nodes/:id/leases":                {req: path("/api/v1/nodes/1/leases", ""), want: node},
 		"GET /api/v1/nodes/:id/leases/:job":           {req: path("/api/v1/nodes/1/leases/1", ""), want: node},
 		"DELETE /api/v1/nodes/:id/leases/:job":        {req: path("/api/v1/nodes/1/leases/1", ""), want: node},
 

@@ -29,6 +29,7 @@ func (s *Server) routes(o Options) {
 	user.GET("/cluster/gpu-status", h.ClusterStatus)
 	user.POST("/cluster/gpu-allocate", h.GPUAllocate)
 	user.POST("/cluster/gpu-release", h.GPURelease)
+	user.POST("/cluster/gpu-renew", h.GPURenew)
 	user.GET("/queue", h.QueueList)
 	user.POST("/queue/submit", h.QueueSubmit)
 	user.GET("/queue/statistics", h.QueueStatistics)
@@ -101,6 +102,7 @@ func (s *Server) routes(o Options) {
 	node.POST("/:id/commands/:cmd/exit", h.NodeCommandExit)
 	node.POST("/:id/commands/:cmd/logs", h.NodeCommandLogs)
 	node.POST("/:id/leases", h.NodeLeaseCreate)
+	node.GET("/:id/leases", h.NodeLeaseList)
 	node.GET("/:id/leases/:job", h.NodeLeaseGet)
 	node.DELETE("/:id/leases/:job", h.NodeLeaseEnd)
 
