@@ -206,7 +206,7 @@ func TestJobBatcherLostAnswer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dbURL := testdb.URL(t)
-			db, err := models.Open(context.Background(), dbURL, 4)
+			db, err := models.Open(context.Background(), dbURL, 4, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
