@@ -95,16 +95,6 @@ func EnsureTeamChannel(ctx context.Context, db bun.IDB, box *SecretBox, typ, tar
 	return CreateChannel(ctx, db, &NotificationChannel{Type: typ, Target: box.Seal(target), CreatedAt: time.Now()})
 }
 
-// DeliveredSince counts a channel's deliveries since t (the rate limit).
-func DeliveredSince(ctx context.Context, db bun.IDB, channelID int64, t time.Time) (int, error) {
-	n, err := db.NewSelect().Model((*Notification)(nil)).
-		Where("channel_id = ? AND delivered_at >= ?", channelID, t).Count(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("models: deliveries of channel %d: %w", channelID, err)
-	}
-	return int(n), nil
-}
-
 // EventTest is the name of the message sent by a channel's test button; it
 // is not in the catalogue and no preference chooses it.
 const EventTest = "notification.test"

@@ -33,7 +33,10 @@ type Notification struct {
 	CreatedAt   time.Time    `bun:"created_at,notnull" json:"created_at"`
 	DeliveredAt *time.Time   `bun:"delivered_at" json:"delivered_at,omitempty"`
 	ReadAt      *time.Time   `bun:"read_at" json:"read_at,omitempty"`
-	DedupKey    string       `bun:"dedup_key,notnull" json:"-"`
+	// ClaimedAt is when a worker last claimed the row to send it
+	// (ClaimDelivery); the channel's rate limit counts claims.
+	ClaimedAt *time.Time `bun:"claimed_at" json:"-"`
+	DedupKey  string     `bun:"dedup_key,notnull" json:"-"`
 }
 
 // UnreadCount returns how many in-app notifications user has not read.
@@ -101,31 +104,4 @@ func GetNotification(ctx context.Context, db bun.IDB, id int64) (*Notification, 
 		return nil, notFound(err, fmt.Sprintf("notification %d", id))
 	}
 	return n, nil
-}
-
-// MarkDelivery records one delivery attempt: its new state and, on failure,
-// the reason (shown to the user and the admin; it never holds secrets).
-func MarkDelivery(ctx context.Context, db bun.IDB, id int64, state, reason string, now time.Time) error {
-	q := db.NewUpdate().Model((*Notification)(nil)).Set("state = ?", state).Set("attempts = attempts + 1").
-		Set("last_error = ?", reason).Where("id = ?", id)
-	if state == DeliveryDelivered {
-		q = q.Set("delivered_at = ?", now)
-	}
-	if _, err := q.Exec(ctx); err != nil {
-		return fmt.Errorf("models: record delivery %d: %w", id, err)
-	}
-	return nil
-}
-
-// PendingDeliveries returns ids of channel deliveries still pending that
-// were created before t.
-func PendingDeliveries(ctx context.Context, db bun.IDB, before time.Time, limit int) ([]int64, error) {
-	var ids []int64
-	err := db.NewSelect().Model((*Notification)(nil)).Column("id").
-		Where("state = ? AND channel_type <> ? AND created_at < ?", DeliveryPending, KindInApp, before).
-		OrderExpr("created_at").Limit(int64(limit)).Scan(ctx, &ids)
-	if err != nil {
-		return nil, fmt.Errorf("models: pending deliveries: %w", err)
-	}
-	return ids, nil
 }
