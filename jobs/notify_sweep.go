@@ -10,6 +10,11 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
+// addNotifyWorkers registers the notification workers: delivery over a
+// channel (notify_deliver.go, with a file per channel kind), the sweep of
+// deliveries left without a job, idle reclaim (which tells gpu.idle and
+// gpu.reclaimed) and the timers (booking.starting, booking.ended,
+// job.waiting_long).
 func addNotifyWorkers(workers *river.Workers, d *Deps) {
 	river.AddWorker(workers, &NotifyDeliverWorker{deps: d, sender: sync.OnceValue(func() *sender { return newSender(d.Config.Notify) })})
 	river.AddWorker(workers, &NotifySweepWorker{deps: d})

@@ -38,16 +38,8 @@ func (NotifyDeliverArgs) InsertOpts() river.InsertOpts {
 // choose, deduplicated by (event, subject, channel), and one delivery job
 // (NotifyDeliverArgs) per row that leaves the server, inserted in tx too.
 // Nothing is sent if the transaction rolls back; nothing is lost once it
-// commits.
-//
-// This is the middle of a notification's way: a state change (a job's
-// move, a node lost, a booking edited, a timer) calls Emit or one of the
-// emitters (notify_emitters.go, notify_jobs.go) in its own transaction;
-// after the commit jobs.NotifyDeliverWorker claims each delivery, sends it
-// over its channel outside any transaction (jobs/notify_webhook.go,
-// notify_slack.go, notify_email.go) and records the outcome; in-app rows
-// are delivered as they are written and the bell reads them
-// (notify_rows.go).
+// commits. The notification's way from here is told at the catalogue
+// (notify_events.go).
 func Emit(ctx context.Context, tx *Tx, ev NotifyEvent, now time.Time) error {
 	ev.Payload.Event = ev.Name
 	if ev.Payload.OccurredAt.IsZero() {
