@@ -117,7 +117,7 @@ func (h *Handlers) GPUAllocate(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("handlers: allocate: %w", err)
 	}
-	h.Notifier.Signal(models.ChannelJobs, fmt.Sprint(id))
+	h.Signals.Signal(models.ChannelJobs, fmt.Sprint(id))
 	return h.awaitGrant(c, id, wait, events)
 }
 

@@ -76,8 +76,8 @@ type Handlers struct {
 	// agents' reports go through it.
 	Lifecycle *models.Lifecycle
 
-	// Notifier signals committed changes from the hot paths (submissions).
-	Notifier *models.Notifier
+	// Signals sends change signals after the commit, from the hot paths (submissions).
+	Signals *models.Signaler
 
 	// Secrets seals notification channels' secrets and Slack URLs.
 	Secrets *models.SecretBox

@@ -134,14 +134,14 @@ func validateSamples(req apiclient.HeartbeatRequest) ([]models.GPUTelemetry, err
 	return out, nil
 }
 
-// signal announces a committed change: through the coalescing notifier
+// signal announces a committed change: through the coalescing signaler
 // when there is one, else directly.
 func (h *Handlers) signal(channel, payload string) {
-	if h.Notifier != nil {
-		h.Notifier.Signal(channel, payload)
+	if h.Signals != nil {
+		h.Signals.Signal(channel, payload)
 		return
 	}
-	if err := models.Notify(context.Background(), h.DB.Bun, channel, payload); err != nil {
+	if err := models.Signal(context.Background(), h.DB.Bun, channel, payload); err != nil {
 		h.Logger.Warn("could not send a change signal", "channel", channel, "err", err)
 	}
 }

@@ -81,7 +81,7 @@ func (h *Handlers) NodeLeaseCreate(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("handlers: lease on node %s: %w", node.Name, err)
 	}
-	h.Notifier.Signal(models.ChannelJobs, fmt.Sprint(job.ID))
+	h.Signals.Signal(models.ChannelJobs, fmt.Sprint(job.ID))
 	out, err := h.leaseAnswer(ctx, job, u.Email)
 	if err != nil {
 		return err

@@ -68,8 +68,8 @@ func sweepNodesTx(ctx context.Context, tx *models.Tx, d Deps, now time.Time) err
 		}
 	}
 	payload := strings.Join(down, ",")
-	if err := models.Notify(ctx, tx, models.ChannelNodes, payload); err != nil {
+	if err := models.Signal(ctx, tx, models.ChannelNodes, payload); err != nil {
 		return err
 	}
-	return models.Notify(ctx, tx, models.ChannelGPUs, "down:"+payload)
+	return models.Signal(ctx, tx, models.ChannelGPUs, "down:"+payload)
 }

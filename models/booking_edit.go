@@ -107,7 +107,7 @@ func EditBooking(ctx context.Context, tx *Tx, id, actorID int64, admin bool, cha
 			return nil, err
 		}
 	}
-	return b, Notify(ctx, tx, ChannelBookings, fmt.Sprintf("booking:%d", b.ID))
+	return b, Signal(ctx, tx, ChannelBookings, fmt.Sprintf("booking:%d", b.ID))
 }
 
 // EndBooking ends an active booking now ("I'm done early"), as its owner or
@@ -135,10 +135,10 @@ func EndBooking(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool, 
 		TargetID: fmt.Sprint(id), Details: map[string]any{"owner_id": b.UserID, "by_admin": b.UserID != actorID}}); err != nil {
 		return nil, err
 	}
-	if err := Notify(ctx, tx, ChannelScheduler, fmt.Sprintf("booking-ended:%d", id)); err != nil {
+	if err := Signal(ctx, tx, ChannelScheduler, fmt.Sprintf("booking-ended:%d", id)); err != nil {
 		return nil, err
 	}
-	return b, Notify(ctx, tx, ChannelBookings, fmt.Sprintf("booking:%d", b.ID))
+	return b, Signal(ctx, tx, ChannelBookings, fmt.Sprintf("booking:%d", b.ID))
 }
 
 // SeriesBookings returns the occurrences of series id, canceled ones

@@ -137,7 +137,7 @@ SELECT id FROM j`
 // CreateJob inserts j as queued together with its first job_events row in
 // one statement (atomic even outside a transaction, one round trip). It
 // sends no NOTIFY: the caller signals the change after the commit through a
-// Notifier, since a NOTIFY inside the transaction would serialise every
+// Signaler, since a NOTIFY inside the transaction would serialise every
 // submission's commit.
 func CreateJob(ctx context.Context, q Querier, j *Job, now time.Time) error {
 	env, err := prepareNewJob(j, now)

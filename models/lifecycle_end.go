@@ -195,7 +195,7 @@ func release(ctx context.Context, tx *Tx, jobID int64, reason, cause string, now
 	}
 	n, _ := res.RowsAffected()
 	if n > 0 {
-		if err := Notify(ctx, tx, ChannelGPUs, "release:"+strconv.FormatInt(jobID, 10)); err != nil {
+		if err := Signal(ctx, tx, ChannelGPUs, "release:"+strconv.FormatInt(jobID, 10)); err != nil {
 			return 0, err
 		}
 	}

@@ -103,5 +103,5 @@ func SetNodeDrained(ctx context.Context, db bun.IDB, n *Node, drained bool, now 
 	if _, err := db.NewUpdate().Model(n).Set("drained = ?", drained).Set("updated_at = ?", now).WherePK().Returning("*").Exec(ctx); err != nil {
 		return fmt.Errorf("models: drain node %s: %w", n.Name, err)
 	}
-	return Notify(ctx, db, ChannelNodes, fmt.Sprint(n.ID))
+	return Signal(ctx, db, ChannelNodes, fmt.Sprint(n.ID))
 }

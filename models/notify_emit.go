@@ -75,7 +75,7 @@ func Emit(ctx context.Context, tx *Tx, ev NotifyEvent, now time.Time) error {
 				return err
 			}
 			if id != 0 {
-				if err := Notify(ctx, tx, ChannelNotifications, fmt.Sprintf("%d", uid)); err != nil {
+				if err := Signal(ctx, tx, ChannelNotifications, fmt.Sprintf("%d", uid)); err != nil {
 					return err
 				}
 			}

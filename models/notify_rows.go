@@ -73,7 +73,7 @@ func MarkRead(ctx context.Context, db bun.IDB, userID, id int64, now time.Time) 
 	}
 	n, _ := res.RowsAffected()
 	if n > 0 {
-		if err := Notify(ctx, db, ChannelNotifications, fmt.Sprintf("%d", userID)); err != nil {
+		if err := Signal(ctx, db, ChannelNotifications, fmt.Sprintf("%d", userID)); err != nil {
 			return 0, err
 		}
 	}

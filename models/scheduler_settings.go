@@ -49,7 +49,7 @@ func PutSchedulerConfig(ctx context.Context, db bun.IDB, c scheduler.Config, by 
 	if err := PutSetting(ctx, db, SettingPolicy, c, by, now); err != nil {
 		return err
 	}
-	return Notify(ctx, db, ChannelScheduler, "policy")
+	return Signal(ctx, db, ChannelScheduler, "policy")
 }
 
 // SchedulingPaused reports whether an admin stopped scheduling.
@@ -64,5 +64,5 @@ func SetSchedulingPaused(ctx context.Context, db bun.IDB, paused bool, by *int64
 	if err := PutSetting(ctx, db, SettingPaused, paused, by, now); err != nil {
 		return err
 	}
-	return Notify(ctx, db, ChannelScheduler, fmt.Sprintf("paused=%t", paused))
+	return Signal(ctx, db, ChannelScheduler, fmt.Sprintf("paused=%t", paused))
 }

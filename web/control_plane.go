@@ -113,8 +113,8 @@ func NewControlPlane(o ControlPlaneOptions) (*ControlPlane, error) {
 	listener := models.NewListener(o.DB.Pool, o.Logger)
 	h := &handlers.Handlers{DB: o.DB, Logger: o.Logger, Now: o.Now, Sessions: sessions, Asset: assets.Path,
 		Migrations: migrations.New(o.DB.Pool, o.Logger), Listener: listener, CanRun: deps.Executors.Has, Lifecycle: deps.Lifecycle,
-		Notifier: &models.Notifier{Pool: o.DB.Pool, Logger: o.Logger, Window: 50 * time.Millisecond},
-		Config:   o.Handlers, SignIn: o.SignIn}
+		Signals: &models.Signaler{Pool: o.DB.Pool, Logger: o.Logger, Window: 50 * time.Millisecond},
+		Config:  o.Handlers, SignIn: o.SignIn}
 	if h.Secrets, err = models.NewSecretBox(o.SessionKeys); err != nil {
 		return nil, err
 	}
