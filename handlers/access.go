@@ -35,6 +35,19 @@ func ownJob(ctx context.Context, db bun.IDB, u *models.User, id int64) (*models.
 	return j, nil
 }
 
+// lockOwnJob locks job id in tx for a lifecycle step on behalf of u: the
+// job must be u's own, or u an admin (else 404, as if it did not exist).
+func (h *Handlers) lockOwnJob(ctx context.Context, tx *models.Tx, u *models.User, id int64) (*models.LockedJob, error) {
+	j, err := h.Lifecycle.Lock(ctx, tx, id)
+	if err != nil {
+		return nil, fromModel(err, fmt.Sprintf("job %d", id))
+	}
+	if j.OwnerID != u.ID && !u.IsAdmin() {
+		return nil, Errorf(http.StatusNotFound, "not_found", "job %d not found", id)
+	}
+	return j, nil
+}
+
 // ownerEmails maps user ids to emails for shaping jobs.
 func ownerEmails(ctx context.Context, db bun.IDB) (map[int64]string, error) {
 	users, err := models.ListUsers(ctx, db)

@@ -43,7 +43,7 @@ func (h *Handlers) AdminPoliciesSave(c echo.Context) error {
 	v := policiesView(cfg)
 	switch c.FormValue("action") {
 	case "preview":
-		snap, _, err := models.LoadSnapshot(ctx, h.DB.Bun, h.Now(), time.Duration(cfg.FairShare.HalfLife))
+		snap, _, err := models.LoadSnapshot(ctx, h.DB.Bun, h.Now(), time.Duration(cfg.FairShare.HalfLife), h.Scoring.Model())
 		if err != nil {
 			return fmt.Errorf("handlers: policy preview: %w", err)
 		}

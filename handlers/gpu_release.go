@@ -3,13 +3,13 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/jobs"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -30,7 +30,11 @@ func (h *Handlers) GPURelease(c echo.Context) error {
 	u := userOf(c)
 	var out JobJSON
 	err := h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
-		j, err := h.leaseJob(ctx, tx, u, b.JobID)
+		found, err := h.leaseJob(ctx, tx, u, b.JobID)
+		if err != nil {
+			return err
+		}
+		j, err := h.lockOwnJob(ctx, tx, u, found.ID)
 		if err != nil {
 			return err
 		}
@@ -38,20 +42,15 @@ func (h *Handlers) GPURelease(c echo.Context) error {
 			return Errorf(http.StatusConflict, "not_a_lease", "job %d runs on the %s executor; cancel it with DELETE /api/v1/queue/%d", j.ID, j.Executor, j.ID)
 		}
 		now := h.Now()
-		switch {
-		case models.IsTerminal(j.State):
-		case j.State == models.JobQueued:
-			_, err = models.MoveJob(ctx, tx, j.ID, models.JobCanceled, "released before it got GPUs", &u.ID, now)
-		default:
-			err = jobs.EndLease(ctx, tx, j.ID, models.JobCompleted, "released by "+u.Email, now)
+		reason := "released by " + u.Email
+		if j.State == models.JobQueued {
+			reason = "released before it got GPUs"
 		}
-		if err != nil {
+		err = h.Lifecycle.RequestStop(ctx, tx, j, models.StopRequest{Kind: models.StopRelease, Reason: reason, By: &u.ID}, now)
+		if err != nil && !errors.Is(err, models.ErrJobEnded) { // releasing an ended lease is harmless
 			return err
 		}
-		if j, err = models.GetJob(ctx, tx, j.ID); err != nil {
-			return err
-		}
-		out = jobJSON(j, u.Email, now)
+		out = jobJSON(j.Job, u.Email, now)
 		return nil
 	})
 	if err != nil {
@@ -78,11 +77,9 @@ func (h *Handlers) leaseJob(ctx context.Context, tx *models.Tx, u *models.User, 
 	if id > 0 {
 		return ownJob(ctx, tx, u, id)
 	}
-	j := new(models.Job)
-	err := tx.NewSelect().Model(j).Where("owner_id = ?", u.ID).Where("client_ref = ?", ref).
-		OrderExpr("state IN ('running', 'queued') DESC, id DESC").Limit(1).Scan(ctx)
+	j, err := models.LeaseByClientRef(ctx, tx, u.ID, ref)
 	if err != nil {
-		return nil, fromModel(fmt.Errorf("%w", models.ErrNotFound), "lease "+ref)
+		return nil, fromModel(err, "lease "+ref)
 	}
 	return j, nil
 }

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-
-	"github.com/gpuscheduler/gpuscheduler/migrations"
 )
 
 // Healthz handles GET /healthz: the process is up. It touches nothing else,
@@ -24,8 +22,10 @@ type readyCheck struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// Readyz handles GET /readyz: the database answers and both our schema and
-// River's are current. 503 otherwise, with what failed. Sign-in providers
+// Readyz handles GET /readyz: the database answers as the next request
+// will find it (models.DB.Ready: after a lost connection, only once the
+// pools hold fresh connections and the change listener is back) and both
+// our schema and River's are current. 503 otherwise, with what failed. Sign-in providers
 // that cannot be reached are named under "signin" without making the
 // server unready.
 func (h *Handlers) Readyz(c echo.Context) error {
@@ -33,24 +33,24 @@ func (h *Handlers) Readyz(c echo.Context) error {
 	defer cancel()
 	checks := map[string]readyCheck{}
 	ready := true
-	if err := h.DB.Pool.Ping(ctx); err != nil {
+	if err := h.DB.Ready(ctx); err != nil {
 		checks["database"] = readyCheck{Detail: "database unreachable: " + err.Error()}
 		ready = false
 	} else {
 		checks["database"] = readyCheck{OK: true}
-		applied, riverOK, err := h.Migrations.Status(ctx)
+		current, err := h.Migrations.Current(ctx)
 		switch {
 		case err != nil:
 			checks["migrations"] = readyCheck{Detail: err.Error()}
 			ready = false
-		case applied != migrations.Latest() || !riverOK:
+		case !current:
 			checks["migrations"] = readyCheck{Detail: "schema not current: run gpusched migrate"}
 			ready = false
 		default:
 			checks["migrations"] = readyCheck{OK: true}
 		}
 	}
-	// Sign-in providers (sign-in branch): reported, never fatal. A provider
+	// Sign-in providers: reported, never fatal. A provider
 	// that is down must not take the API and the node agents with it.
 	if down := h.SignIn.Unavailable(); len(down) > 0 {
 		var lines []string

@@ -90,7 +90,7 @@ func (h *Handlers) NodeCommandResult(c echo.Context) error {
 		return invalid("message", "at most 4096 characters")
 	}
 	return h.withCommand(c, func(ctx context.Context, tx *models.Tx, cmd *models.NodeCommand) error {
-		return jobs.AnswerNodeCommand(ctx, tx, cmd, res, h.Now())
+		return jobs.AnswerNodeCommand(ctx, h.Lifecycle, tx, cmd, res, h.Now())
 	})
 }
 

@@ -29,7 +29,7 @@ func (h *Handlers) NodeCommandExit(c echo.Context) error {
 		if cmd.Kind != models.CommandStart {
 			return Errorf(http.StatusConflict, "not_a_start", "command %d is a %s; exits are reported on start commands", cmd.ID, cmd.Kind)
 		}
-		return jobs.FinishNodeRun(ctx, tx, cmd, exit, h.Now())
+		return jobs.FinishNodeRun(ctx, h.Lifecycle, tx, cmd, exit, h.Now())
 	})
 }
 
@@ -55,9 +55,9 @@ func (h *Handlers) NodeCommandLogs(c echo.Context) error {
 		job = cmd.JobID
 		return models.AppendLog(ctx, tx, cmd.ID, cmd.JobID, chunk.Offset, chunk.Data, h.Now())
 	})
-	if err == nil && h.Notifier != nil {
+	if err == nil && h.Signals != nil {
 		// Job pages follow the output (SSE "logs"); after the commit, coalesced.
-		h.Notifier.Signal(models.ChannelLogs, strconv.FormatInt(job, 10))
+		h.Signals.Signal(models.ChannelLogs, strconv.FormatInt(job, 10))
 	}
 	return err
 }

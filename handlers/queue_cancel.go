@@ -2,19 +2,20 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/jobs"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
 // QueueCancel handles DELETE /api/v1/queue/{id}: cancel a job of one's own
 // (admins: any). A queued job is canceled at once; a lease ends and frees
-// its GPUs; a job run by an executor is asked to stop. Canceling a job that
-// already ended is a 409 saying so.
+// its GPUs; a job run by an executor is asked to stop, and ends canceled
+// whatever else was asked of it. Canceling a job that already ended is a
+// 409 saying so.
 func (h *Handlers) QueueCancel(c echo.Context) error {
 	id, err := jobID(c)
 	if err != nil {
@@ -27,25 +28,19 @@ func (h *Handlers) QueueCancel(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-// cancelJob cancels job id on behalf of u, in one transaction, audited.
+// cancelJob cancels job id on behalf of u, in one transaction with the job
+// locked, audited.
 func (h *Handlers) cancelJob(c echo.Context, u *models.User, id int64) (JobJSON, error) {
 	var out JobJSON
 	err := h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
-		j, err := ownJob(ctx, tx, u, id)
+		j, err := h.lockOwnJob(ctx, tx, u, id)
 		if err != nil {
 			return err
 		}
 		now := h.Now()
-		reason := fmt.Sprintf("canceled by %s", u.Email)
-		switch {
-		case models.IsTerminal(j.State):
+		err = h.Lifecycle.RequestStop(ctx, tx, j, models.StopRequest{Kind: models.StopCancel, Reason: "canceled by " + u.Email, By: &u.ID}, now)
+		if errors.Is(err, models.ErrJobEnded) {
 			return Errorf(http.StatusConflict, "bad_state", "job %d already ended (%s)", id, j.State)
-		case j.State == models.JobQueued || j.State == models.JobPreempted:
-			_, err = models.MoveJob(ctx, tx, id, models.JobCanceled, reason, &u.ID, now)
-		case j.Executor == models.ExecutorLease:
-			err = jobs.EndLease(ctx, tx, id, models.JobCanceled, reason, now)
-		default:
-			err = h.Stop(ctx, tx, j, reason)
 		}
 		if err != nil {
 			return err

@@ -36,6 +36,15 @@ type Scoring struct {
 	ratio     prometheus.Gauge
 }
 
+// Model is the scoring model's configuration, for whatever reads the
+// snapshot (the policy preview); without a scoring service, its defaults.
+func (s *Scoring) Model() scoring.Config {
+	if s == nil {
+		return scoring.DefaultConfig()
+	}
+	return s.Config
+}
+
 // NewScoring checks cfg and registers the scoring series on reg:
 // scheduler_decisions_total, scheduler_exploratory_decisions_total,
 // scheduler_exploration_ratio and scheduler_avg_uncertainty (read from db

@@ -45,7 +45,7 @@ type UsageJSON struct {
 		Teams []models.Standing `json:"teams"`
 		Users []models.Standing `json:"users"`
 	} `json:"fair_share"`
-	// Idle GPU-hours and what the idle policy gave back (issue 13).
+	// Idle GPU-hours and what the idle policy gave back.
 	Idle models.IdleUsage `json:"idle"`
 }
 
@@ -95,7 +95,7 @@ func (h *Handlers) loadUsage(ctx context.Context, u *models.User, rng string, no
 	if err != nil {
 		return nil, fmt.Errorf("handlers: usage: %w", err)
 	}
-	if out.Idle, err = models.IdleUsageOver(ctx, h.DB.Bun, r, cfg.Threshold(), onlyUser); err != nil { // issue 13
+	if out.Idle, err = models.IdleUsageOver(ctx, h.DB.Bun, r, cfg.Threshold(), onlyUser); err != nil {
 		return nil, err
 	}
 	// GPU-hours and standing from one snapshot of the allocations.

@@ -2,60 +2,86 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
-// applyPlan carries out a plan inside the pass's transaction. Every state
-// move goes through models.MoveJob (the one place the state machine is
-// enforced), every allocation through models.Allocate (the partial unique
-// index is the last line against double booking).
-func applyPlan(ctx context.Context, d Deps, tx *models.Tx, plan scheduler.Plan, now time.Time) error {
+// applyPlan carries out a plan inside the pass's transaction, through the
+// job lifecycle: the rows of every job the plan names are locked at once (in
+// id order), each start places its job on its GPUs and hands it to its
+// executor (a node's start command is written here, in the pass's
+// transaction; a lease is granted under the policy's lease rules), each
+// preemption asks its job to stop. A job that moved since the pass read it
+// (canceled meanwhile, ended) is left alone: the plan no longer applies to
+// it, and the rest of the plan does.
+func applyPlan(ctx context.Context, d Deps, tx *models.Tx, s *scheduler.Snapshot, plan scheduler.Plan, leases scheduler.LeasePolicy, now time.Time) error {
+	ids := make([]int64, 0, len(plan.Starts)+len(plan.Preemptions))
 	for _, st := range plan.Starts {
-		if err := startJob(ctx, d, tx, st, now); err != nil {
+		ids = append(ids, st.JobID)
+	}
+	for _, p := range plan.Preemptions {
+		ids = append(ids, p.JobID)
+	}
+	locked, err := d.Lifecycle.LockMany(ctx, tx, ids)
+	if err != nil {
+		return err
+	}
+	byID := make(map[int64]*models.LockedJob, len(locked))
+	for _, j := range locked {
+		byID[j.ID] = j
+	}
+	holders := holdOwners(s)
+	for _, st := range plan.Starts {
+		j := byID[st.JobID]
+		if j == nil {
+			continue
+		}
+		reason := "placed by the scheduler"
+		if st.Backfilled {
+			reason = "backfilled: starts now without delaying the job ahead"
+		}
+		err := d.Lifecycle.Place(ctx, tx, j, models.Placement{GPUIDs: st.GPUIDs, Reason: reason, ConsumeHolds: holders[j.OwnerID], Leases: leases}, now)
+		if errors.Is(err, models.ErrNotQueued) {
+			d.Logger.Debug("pass: job moved since the snapshot; not placed", "job", j.ID, "state", j.State)
+			continue
+		}
+		if err != nil {
 			return err
 		}
 	}
 	for _, p := range plan.Preemptions {
-		if err := preemptJob(ctx, d, tx, p, now); err != nil {
-			return err
+		j := byID[p.JobID]
+		if j == nil {
+			continue
+		}
+		rule := models.PreemptRulePriority
+		if p.Rule == scheduler.RuleLASDemotion {
+			rule = models.PreemptRuleLASDemotion
+		}
+		err := d.Lifecycle.RequestStop(ctx, tx, j, models.StopRequest{Kind: models.StopPreempt, Reason: p.Reason,
+			ForJobID: p.ForJobID, Rule: rule}, now)
+		if errors.Is(err, models.ErrJobEnded) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("jobs: preempt job %d for %d: %w", p.JobID, p.ForJobID, err)
 		}
 	}
 	return nil
 }
 
-func startJob(ctx context.Context, d Deps, tx *models.Tx, st scheduler.Start, now time.Time) error {
-	reason := "placed by the scheduler"
-	if st.Backfilled {
-		reason = "backfilled: starts now without delaying the job ahead"
+// holdOwners are the users with a pre-warm hold in force: their jobs use it
+// up when they start.
+func holdOwners(s *scheduler.Snapshot) map[int64]bool {
+	out := map[int64]bool{}
+	for _, b := range s.Bookings {
+		if b.Hold && !b.Start.After(s.Now) && b.End.After(s.Now) {
+			out[b.UserID] = true
+		}
 	}
-	job, err := models.MoveJob(ctx, tx, st.JobID, models.JobScheduled, reason, nil, now)
-	if err != nil {
-		return err
-	}
-	if _, err := models.Allocate(ctx, tx, job.ID, job.OwnerID, st.GPUIDs, now); err != nil {
-		return err
-	}
-	if _, err := models.ConsumeHolds(ctx, tx, job, now); err != nil { // the owner's pre-warm holds are used now
-		return err
-	}
-	return d.Executors.dispatch(ctx, d, tx, job, now)
-}
-
-func preemptJob(ctx context.Context, d Deps, tx *models.Tx, p scheduler.Preemption, now time.Time) error {
-	job, err := models.GetJob(ctx, tx, p.JobID)
-	if err != nil {
-		return err
-	}
-	// The release reason starts "preempted for job N" (models.loadLost
-	// counts the GPU time lost by it); the core's reasons already do.
-	reason := p.Reason
-	if prefix := fmt.Sprintf("preempted for job %d", p.ForJobID); !strings.HasPrefix(reason, prefix) {
-		reason = prefix + ": " + reason
-	}
-	return d.Executors.stop(ctx, d, tx, job, models.JobPreempted, reason, now)
+	return out
 }

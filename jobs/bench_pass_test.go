@@ -53,7 +53,7 @@ FROM generate_series(0, $2 - 1) AS i`, users, total, nodes*8, time.Now().Add(-24
 	if _, err := db.Pool.Exec(ctx, `ANALYZE`); err != nil { // as autovacuum would after a bulk insert
 		b.Fatal(err)
 	}
-	d := jobs.Deps{DB: db, Logger: quiet(), Now: time.Now, Executors: jobs.Executors{}}
+	d := jobs.Deps{DB: db, Logger: quiet(), Now: time.Now, Lifecycle: &models.Lifecycle{}}
 	if memory { // the in-memory snapshot, as serve runs passes
 		d.Snapshots = models.NewSnapshotCache()
 	}

@@ -1,11 +1,8 @@
 package jobs
 
 import (
-	"context"
-	"fmt"
 	"maps"
 	"strconv"
-	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 	"github.com/gpuscheduler/gpuscheduler/models"
@@ -16,29 +13,14 @@ import (
 const RestartCountEnv = "GPUSCHED_RESTART_COUNT"
 
 // restartEnv is the job's environment for a run, with RestartCountEnv set
-// to the number of times it was preempted.
-func restartEnv(ctx context.Context, tx *models.Tx, j *models.Job) (map[string]string, error) {
-	var n int
-	err := tx.NewRaw("SELECT count(*) FROM job_events WHERE job_id = ? AND to_state = ?", j.ID, models.JobPreempted).Scan(ctx, &n)
-	if err != nil {
-		return nil, fmt.Errorf("jobs: restarts of job %d: %w", j.ID, err)
-	}
+// to the number of times it went back to the queue.
+func restartEnv(j *models.Job) map[string]string {
 	env := maps.Clone(j.Env)
 	if env == nil {
 		env = map[string]string{}
 	}
-	env[RestartCountEnv] = strconv.Itoa(n)
-	return env, nil
-}
-
-// stopGraceS is the time between SIGTERM and SIGKILL when a job is stopped
-// into state: a checkpointing job being preempted gets its own stop grace
-// to save its state; every other stop the executor's default.
-func stopGraceS(j *models.Job, state string, def time.Duration) int {
-	if j.Checkpoint && state == models.JobPreempted && j.StopGraceS > 0 {
-		return j.StopGraceS
-	}
-	return int(def.Seconds())
+	env[RestartCountEnv] = strconv.Itoa(j.RestartCount)
+	return env
 }
 
 // withStanding adds each job's place under an attained-service policy to

@@ -2,34 +2,11 @@ package jobs
 
 import (
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
-	"github.com/gpuscheduler/gpuscheduler/models"
 )
-
-// TestStopGraceS: only a checkpointing job being preempted gets its own
-// grace; every other stop the executor's.
-func TestStopGraceS(t *testing.T) {
-	t.Parallel()
-	ck := &models.Job{Checkpoint: true, StopGraceS: 90}
-	plain := &models.Job{StopGraceS: 90}
-	for _, tc := range []struct {
-		j     *models.Job
-		state string
-		want  int
-	}{
-		{ck, models.JobPreempted, 90},
-		{ck, models.JobCanceled, 10},
-		{plain, models.JobPreempted, 10},
-	} {
-		if got := stopGraceS(tc.j, tc.state, 10*time.Second); got != tc.want {
-			t.Errorf("%+v %s: %d, want %d", tc.j, tc.state, got, tc.want)
-		}
-	}
-}
 
 // TestWithStanding: the LAS standing is added to the reason.
 func TestWithStanding(t *testing.T) {

@@ -44,6 +44,7 @@ var clusterMetrics = map[string]struct {
 	"gpusched_schedule_passes_total":                 {"Scheduling passes committed, all replicas.", nil},
 	"gpusched_river_jobs_discarded":                  {"River jobs that failed for good and are still kept, by kind.", []string{"kind"}},
 	"gpusched_river_job_errors":                      {"Errors recorded on River jobs not yet finished (retrying), by kind.", []string{"kind"}},
+	"gpusched_invariant_findings_total":              {"Broken invariants the sweep found and repaired, by kind; anything above 0 is a bug to report.", []string{"kind"}},
 }
 
 // NewClusterCollector returns a collector over db.
@@ -75,7 +76,7 @@ func (c *ClusterCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	emit("gpusched_database_up", prometheus.GaugeValue, 1)
 	for _, q := range []func(context.Context, func(string, prometheus.ValueType, float64, ...string)) error{
-		c.nodes, c.gpus, c.jobs, c.queueWait, c.pass, c.river,
+		c.nodes, c.gpus, c.jobs, c.queueWait, c.pass, c.river, c.invariants,
 	} {
 		if err := q(ctx, emit); err != nil {
 			return // the database went away mid-scrape: what was read stands
@@ -139,7 +140,9 @@ var jobStates = []string{"queued", "scheduled", "allocating", "running", "comple
 func (c *ClusterCollector) jobs(ctx context.Context, emit emitFunc) error {
 	for _, q := range []struct{ sql, name string }{
 		{`SELECT state, count(*) FROM jobs GROUP BY state`, "gpusched_jobs"},
-		{`SELECT to_state, count(*) FROM job_events GROUP BY to_state`, "gpusched_job_transitions_total"},
+		// Events deleted by retention are counted in job_events_pruned.
+		{`SELECT to_state, sum(n)::bigint FROM (SELECT to_state, count(*) AS n FROM job_events GROUP BY to_state
+			UNION ALL SELECT to_state, n FROM job_events_pruned) t GROUP BY to_state`, "gpusched_job_transitions_total"},
 	} {
 		counts := map[string]float64{}
 		rows, err := c.db.Pool.Query(ctx, q.sql)
@@ -222,6 +225,17 @@ func (c *ClusterCollector) river(ctx context.Context, emit emitFunc) error {
 		emit("gpusched_river_job_errors", prometheus.GaugeValue, float64(errs), kind)
 	}
 	return rows.Err()
+}
+
+func (c *ClusterCollector) invariants(ctx context.Context, emit emitFunc) error {
+	counts, err := models.InvariantFindingCounts(ctx, c.db.Bun)
+	if err != nil {
+		return err
+	}
+	for kind, n := range counts {
+		emit("gpusched_invariant_findings_total", prometheus.CounterValue, float64(n), kind)
+	}
+	return nil
 }
 
 func b2f(b bool) float64 {

@@ -19,8 +19,9 @@ func (IdleReclaimArgs) Kind() string { return "idle_reclaim" }
 
 // IdleReclaimWorker applies the idle policy: from each running job's GPU
 // telemetry it warns the owner (gpu.idle), forgets the warning when
-// activity returns, and after the grace period ends the job the way a
-// cancel does, with reason "reclaimed: idle for …" (gpu.reclaimed).
+// activity returns, and after the grace period asks the job lifecycle to
+// reclaim it (it ends canceled, with reason "reclaimed: idle for …", unless
+// its owner canceled it first) and tells the owner (gpu.reclaimed).
 type IdleReclaimWorker struct {
 	river.WorkerDefaults[IdleReclaimArgs]
 	deps *Deps
@@ -63,12 +64,13 @@ func ApplyIdlePolicy(ctx context.Context, d *Deps) error {
 }
 
 func applyIdle(ctx context.Context, d *Deps, tx *models.Tx, p scheduler.IdlePolicy, dec scheduler.IdleDecision, now time.Time) error {
-	j := new(models.Job)
-	if err := tx.NewSelect().Model(j).Where("id = ?", dec.JobID).For("UPDATE").Scan(ctx); err != nil {
+	lj, err := d.Lifecycle.Lock(ctx, tx, dec.JobID)
+	if err != nil {
 		return err
 	}
-	if j.State != models.JobRunning {
-		return nil
+	j := lj.Job
+	if j.State != models.JobRunning || (dec.Action == scheduler.IdleRelease && j.Stopping()) {
+		return nil // moved on, or already asked to end: one reclaim, told once
 	}
 	if dec.Action == "reset" {
 		return models.RecordIdleWarning(ctx, tx, j.ID, nil, now)
@@ -93,12 +95,7 @@ func applyIdle(ctx context.Context, d *Deps, tx *models.Tx, p scheduler.IdlePoli
 		return models.Emit(ctx, tx, models.NotifyEvent{Name: models.EventGPUIdle, Subject: fmt.Sprintf("job:%d@%d", j.ID, now.UnixMilli()),
 			Users: []int64{j.OwnerID}, Payload: *payload}, now)
 	case scheduler.IdleRelease:
-		if j.Executor == models.ExecutorLease {
-			err = EndLease(ctx, tx, j.ID, models.JobCanceled, dec.Reason, now)
-		} else {
-			err = d.Executors.stop(ctx, *d, tx, j, models.JobCanceled, dec.Reason, now)
-		}
-		if err != nil {
+		if err := d.Lifecycle.RequestStop(ctx, tx, lj, models.StopRequest{Kind: models.StopReclaim, Reason: dec.Reason}, now); err != nil {
 			return err
 		}
 		if err := models.RecordReclaim(ctx, tx, j.ID, j.GPUCount, now); err != nil {

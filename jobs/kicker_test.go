@@ -150,7 +150,7 @@ func TestKickerQueuesPasses(t *testing.T) {
 	go (&Kicker{Listener: listener, River: client, Logger: logger}).loop(ctx, events)
 	notify := func(channel, payload string) {
 		t.Helper()
-		if err := models.Notify(ctx, db.Bun, channel, payload); err != nil {
+		if err := models.Signal(ctx, db.Bun, channel, payload); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -211,7 +211,7 @@ func waitListening(t *testing.T, db *models.DB, l *models.Listener) {
 	probe, cancel := l.Subscribe(models.Topic(models.ChannelGPUs))
 	defer cancel()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		if err := models.Notify(context.Background(), db.Bun, models.ChannelGPUs, "probe"); err != nil {
+		if err := models.Signal(context.Background(), db.Bun, models.ChannelGPUs, "probe"); err != nil {
 			t.Fatal(err)
 		}
 		select {

@@ -11,101 +11,96 @@ import (
 )
 
 // AnswerNodeCommand records an agent's answer to command c (locked by the
-// caller) and moves its job on: a started process makes the job running, a
-// failed start fails it, and a stop answered "no such process" ends it as
-// the stop asked. An answer to a command already answered changes nothing.
-func AnswerNodeCommand(ctx context.Context, tx *models.Tx, c *models.NodeCommand, res apiclient.CommandResult, now time.Time) error {
+// caller) and reports it to the job lifecycle: a started process makes the
+// job running, a failed start fails it, and a stop answered "no such
+// process" ends the run (the lifecycle decides how, from what was asked).
+// An answer to a command already answered, or about a run that is no longer
+// the job's current one, changes nothing.
+func AnswerNodeCommand(ctx context.Context, lc *models.Lifecycle, tx *models.Tx, c *models.NodeCommand, res apiclient.CommandResult, now time.Time) error {
 	changed, err := models.FinishCommand(ctx, tx, c, models.CommandDone, res, now)
 	if err != nil || !changed {
 		return err
 	}
-	j, start, current, err := currentRun(ctx, tx, c)
-	if err != nil || !current {
+	startID := c.ID
+	if c.Kind == models.CommandStop {
+		var stop apiclient.StopJob
+		if err := json.Unmarshal(c.Payload, &stop); err != nil {
+			return fmt.Errorf("jobs: stop command %d: %w", c.ID, err)
+		}
+		startID = stop.StartCommandID
+	}
+	j, start, err := currentRun(ctx, lc, tx, c.JobID, startID)
+	if err != nil || start == nil {
 		return err
 	}
 	switch c.Kind {
 	case models.CommandStart:
 		if !res.OK {
-			return finishNodeJob(ctx, tx, j, models.JobFailed, "could not start: "+res.Message, nil, now)
+			return lc.Finish(ctx, tx, j, models.RunEnd{Refused: "could not start: " + res.Message}, now)
 		}
-		if j.State == models.JobAllocating {
-			return moveJob(ctx, tx, j.ID, models.JobRunning, fmt.Sprintf("started on the node (pid %d)", res.PID), now)
-		}
+		return lc.Started(ctx, tx, j, fmt.Sprintf("started on the node (pid %d)", res.PID), now)
 	case models.CommandStop:
 		if res.Running {
-			return nil // the exit report ends it
+			return nil // the run's exit report ends it
 		}
-		var stop apiclient.StopJob
-		if err := json.Unmarshal(c.Payload, &stop); err != nil {
-			return fmt.Errorf("jobs: stop command %d: %w", c.ID, err)
-		}
-		if _, err := models.FinishCommand(ctx, tx, start, models.CommandCanceled, map[string]string{"reason": stop.Reason}, now); err != nil {
+		if _, err := models.FinishCommand(ctx, tx, start, models.CommandCanceled, map[string]string{"reason": j.StopReason}, now); err != nil {
 			return err
 		}
-		return finishNodeJob(ctx, tx, j, stop.State, stop.Reason, nil, now)
+		return lc.Finish(ctx, tx, j, models.RunEnd{Stopped: true}, now)
 	}
 	return nil
 }
 
 // FinishNodeRun records how the run of start command c (locked by the
-// caller) ended: the job ends as a stop asked (canceled, preempted, lost),
-// else completed on exit code 0 and failed otherwise. A report about a run
-// that is no longer the job's current one changes nothing.
-func FinishNodeRun(ctx context.Context, tx *models.Tx, c *models.NodeCommand, exit apiclient.JobExit, now time.Time) error {
+// caller) ended, and reports it to the job lifecycle: it decides the job's
+// end from what was asked of the job (a cancel, a preemption whose stop
+// reached the run) and from the exit. A report about a run that is no
+// longer the job's current one changes nothing.
+func FinishNodeRun(ctx context.Context, lc *models.Lifecycle, tx *models.Tx, c *models.NodeCommand, exit apiclient.JobExit, now time.Time) error {
 	if c.Kind != models.CommandStart {
 		return fmt.Errorf("jobs: command %d is a %s, not a start: %w", c.ID, c.Kind, models.ErrBadTransition)
 	}
 	if _, err := models.FinishCommand(ctx, tx, c, models.CommandDone, apiclient.CommandResult{OK: true, Message: "exited"}, now); err != nil {
 		return err
 	}
-	j, _, current, err := currentRun(ctx, tx, c)
-	if err != nil || !current {
+	j, start, err := currentRun(ctx, lc, tx, c.JobID, c.ID)
+	if err != nil || start == nil {
 		return err
 	}
-	state, reason := models.JobCompleted, "exited with code 0"
+	end := models.RunEnd{ExitCode: exit.ExitCode, Signal: exit.Signal, Lost: exit.Lost}
 	switch {
 	case exit.Lost:
-		state, reason = StateLost, "lost on its node: "+exit.Message
+		end.Reason = "lost on its node: " + exit.Message
 	case exit.ExitCode == nil:
-		state, reason = models.JobFailed, "ended without an exit code: "+exit.Message
-	case *exit.ExitCode != 0:
-		state, reason = models.JobFailed, fmt.Sprintf("exited with code %d", *exit.ExitCode)
-		if exit.Signal != "" {
-			reason = fmt.Sprintf("killed by %s (exit code %d)", exit.Signal, *exit.ExitCode)
-		}
+		end.Reason = "ended without an exit code: " + exit.Message
 	}
-	stop := new(models.NodeCommand)
-	err = tx.NewSelect().Model(stop).Where("job_id = ? AND kind = ? AND id > ?", j.ID, models.CommandStop, c.ID).
-		OrderExpr("id").Limit(1).Scan(ctx)
-	if err == nil {
-		var s apiclient.StopJob
-		if json.Unmarshal(stop.Payload, &s) == nil && s.State != "" {
-			state, reason = s.State, s.Reason
+	if j.StopKind != models.StopNone {
+		// The stop reached the run if the agent took its stop command.
+		var delivered bool
+		err := tx.NewRaw(`SELECT EXISTS (SELECT 1 FROM node_commands WHERE job_id = ? AND kind = ? AND delivered_at IS NOT NULL
+			AND (payload->>'start_command_id')::bigint = ?)`, j.ID, models.CommandStop, c.ID).Scan(ctx, &delivered)
+		if err != nil {
+			return fmt.Errorf("jobs: stop of run %d: %w", c.ID, err)
 		}
+		end.Stopped = delivered
 	}
-	return finishNodeJob(ctx, tx, j, state, reason, exit.ExitCode, now)
+	return lc.Finish(ctx, tx, j, end, now)
 }
 
-// currentRun locks c's job and reports whether c belongs to the job's
-// current run: its newest start, with the job still placed or running.
-func currentRun(ctx context.Context, tx *models.Tx, c *models.NodeCommand) (*models.Job, *models.NodeCommand, bool, error) {
-	j := new(models.Job)
-	if err := tx.NewSelect().Model(j).Where("id = ?", c.JobID).For("UPDATE").Scan(ctx); err != nil {
-		return nil, nil, false, fmt.Errorf("jobs: job %d of command %d: %w", c.JobID, c.ID, err)
+// currentRun locks job id and returns it with start command startID when
+// that command is the job's current run and the job still holds GPUs;
+// nil start otherwise.
+func currentRun(ctx context.Context, lc *models.Lifecycle, tx *models.Tx, id, startID int64) (*models.LockedJob, *models.NodeCommand, error) {
+	j, err := lc.Lock(ctx, tx, id)
+	if err != nil {
+		return nil, nil, err
 	}
-	start := c
-	if c.Kind != models.CommandStart {
-		var err error
-		if start, err = models.LatestCommand(ctx, tx, j.ID, models.CommandStart); err != nil {
-			return nil, nil, false, err
-		}
-		var stop apiclient.StopJob
-		if json.Unmarshal(c.Payload, &stop) != nil || stop.StartCommandID != start.ID {
-			return j, start, false, nil
-		}
-	} else if latest, err := models.LatestCommand(ctx, tx, j.ID, models.CommandStart); err != nil || latest.ID != c.ID {
-		return j, start, false, err
+	if j.State != models.JobScheduled && j.State != models.JobAllocating && j.State != models.JobRunning {
+		return j, nil, nil
 	}
-	live := j.State == models.JobScheduled || j.State == models.JobAllocating || j.State == models.JobRunning
-	return j, start, live, nil
+	start, err := currentStart(ctx, tx, j.Job)
+	if err != nil || start.ID != startID {
+		return j, nil, nil
+	}
+	return j, start, nil
 }

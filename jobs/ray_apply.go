@@ -10,28 +10,30 @@ import (
 )
 
 // applyRayStatus maps Ray's status of run runID onto its job, in one
-// transaction with the job locked:
+// transaction with the job locked, through the job lifecycle:
 //
 //	PENDING   → allocating (Ray has it, waiting for its resources)
 //	RUNNING   → running
-//	SUCCEEDED → completed, exit code 0
-//	FAILED    → failed with Ray's message and the driver's exit code
-//	STOPPED   → the state the stop asked for (canceled, or preempted: back
-//	            to the queue); a stop nobody here asked for → failed
+//	SUCCEEDED → the run ended by itself: completed, with the driver's exit code
+//	FAILED    → the run ended by itself: failed, with Ray's message
+//	STOPPED   → the run was stopped: the job ends as what was asked of it
+//	            decides (canceled; preempted: back to the queue); a stop
+//	            nobody here asked for fails it
 //
-// An end releases the GPUs. SUCCEEDED or FAILED win over a stop that came
-// too late to matter. A stop Ray has not confirmed within StopTimeout ends
-// the job anyway and the run is stopped again at the next sync.
+// An end releases the GPUs. A run that ended by itself before a preemption
+// reached it ends as it ended; a cancel wins whatever. A stop Ray has not
+// confirmed within StopTimeout ends the job anyway and the run is stopped
+// again at the next sync.
 func (e *RayExecutor) applyRayStatus(ctx context.Context, run *models.RayRun, d ray.JobDetails) error {
 	return e.deps.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		j, r, err := lockRun(ctx, tx, run)
+		j, r, err := e.lockRun(ctx, tx, run)
 		if err != nil {
 			return err
 		}
 		now := e.deps.Now()
 		if r.State == models.RayRunSubmitted && r.RayStatus == d.Status && r.Message == d.Message && !ray.IsTerminal(d.Status) &&
 			!(d.Status == ray.StatusRunning && j.State != models.JobRunning) &&
-			(r.StopRequestedAt == nil || now.Sub(*r.StopRequestedAt) < e.stopWait(j, r)) {
+			(r.StopRequestedAt == nil || now.Sub(*r.StopRequestedAt) < e.stopWait(j.Job)) {
 			return nil // nothing new: no write
 		}
 		r.RayStatus, r.Message = d.Status, d.Message
@@ -46,50 +48,51 @@ func (e *RayExecutor) applyRayStatus(ctx context.Context, run *models.RayRun, d 
 			}
 			return models.UpdateRayRun(ctx, tx, r, now)
 		}
-		if j.State == models.JobScheduled {
-			if err := moveJob(ctx, tx, j.ID, models.JobAllocating, "handed to Ray as "+r.SubmissionID, now); err != nil {
-				return err
-			}
-			j.State = models.JobAllocating
+		lc := e.deps.Lifecycle
+		if err := lc.Handed(ctx, tx, j, "handed to Ray as "+r.SubmissionID, now); err != nil {
+			return err
 		}
 		switch {
 		case d.Status == ray.StatusRunning && j.State == models.JobAllocating:
-			if err := moveJob(ctx, tx, j.ID, models.JobRunning, "running on Ray", now); err != nil {
+			if err := lc.Started(ctx, tx, j, "running on Ray", now); err != nil {
 				return err
 			}
 		case ray.IsTerminal(d.Status):
 			r.State = models.RayRunDone
-			state, reason := rayEnd(r, d)
-			if err := finishNodeJob(ctx, tx, j, state, reason, d.DriverExitCode, now); err != nil {
+			if err := lc.Finish(ctx, tx, j, rayEnd(r, d), now); err != nil {
 				return err
 			}
-		case r.StopRequestedAt != nil && now.Sub(*r.StopRequestedAt) >= e.stopWait(j, r):
+		case r.StopRequestedAt != nil && now.Sub(*r.StopRequestedAt) >= e.stopWait(j.Job):
 			return e.endUnconfirmedTx(ctx, tx, j, r)
 		}
 		return models.UpdateRayRun(ctx, tx, r, now)
 	})
 }
 
-// rayEnd is the state and reason a terminal Ray status ends the job with.
-func rayEnd(r *models.RayRun, d ray.JobDetails) (string, string) {
+// rayEnd is how a terminal Ray status saw the run end.
+func rayEnd(r *models.RayRun, d ray.JobDetails) models.RunEnd {
 	switch d.Status {
 	case ray.StatusSucceeded:
-		return models.JobCompleted, "Ray: " + d.Message
+		code := 0
+		if d.DriverExitCode != nil {
+			code = *d.DriverExitCode
+		}
+		return models.RunEnd{ExitCode: &code, Reason: "Ray: " + d.Message}
 	case ray.StatusFailed:
-		return models.JobFailed, "Ray: " + d.Message
+		return models.RunEnd{ExitCode: d.DriverExitCode, Reason: "Ray: " + d.Message}
 	}
-	if r.StopState != "" {
-		return r.StopState, r.StopReason
+	if r.StopRequestedAt != nil || r.StopState != "" {
+		return models.RunEnd{Stopped: true, ExitCode: d.DriverExitCode}
 	}
-	return models.JobFailed, "stopped on the Ray cluster outside GPUScheduler"
+	return models.RunEnd{ExitCode: d.DriverExitCode, Reason: "stopped on the Ray cluster outside GPUScheduler"}
 }
 
 // lose gives up run r: its job is lost (requeued while its retries last,
-// else failed) and its GPUs released; the run is stopped on Ray when it
-// answers again, so it never runs twice.
+// else failed, unless what was asked of it decides) and its GPUs released;
+// the run is stopped on Ray when it answers again, so it never runs twice.
 func (e *RayExecutor) lose(ctx context.Context, run *models.RayRun, why string) error {
 	return e.deps.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		j, r, err := lockRun(ctx, tx, run)
+		j, r, err := e.lockRun(ctx, tx, run)
 		if err != nil {
 			return err
 		}
@@ -101,14 +104,17 @@ func (e *RayExecutor) lose(ctx context.Context, run *models.RayRun, why string) 
 		if err := models.UpdateRayRun(ctx, tx, r, now); err != nil {
 			return err
 		}
-		return finishNodeJob(ctx, tx, j, StateLost, why, nil, now)
+		if models.IsTerminal(j.State) || j.State == models.JobQueued {
+			return nil
+		}
+		return e.deps.Lifecycle.Finish(ctx, tx, j, models.RunEnd{Lost: true, Reason: why}, now)
 	})
 }
 
 // endUnconfirmed ends a stopped job whose stop Ray did not confirm in time.
 func (e *RayExecutor) endUnconfirmed(ctx context.Context, run *models.RayRun) error {
 	return e.deps.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		j, r, err := lockRun(ctx, tx, run)
+		j, r, err := e.lockRun(ctx, tx, run)
 		if err != nil || r.StopRequestedAt == nil || r.State != models.RayRunSubmitted {
 			return err
 		}
@@ -116,20 +122,23 @@ func (e *RayExecutor) endUnconfirmed(ctx context.Context, run *models.RayRun) er
 	})
 }
 
-func (e *RayExecutor) endUnconfirmedTx(ctx context.Context, tx *models.Tx, j *models.Job, r *models.RayRun) error {
+func (e *RayExecutor) endUnconfirmedTx(ctx context.Context, tx *models.Tx, j *models.LockedJob, r *models.RayRun) error {
 	now := e.deps.Now()
-	reason := fmt.Sprintf("%s (Ray did not confirm the stop within %s; GPUs released)", r.StopReason, e.stopWait(j, r))
+	note := fmt.Sprintf("Ray did not confirm the stop within %s; GPUs released", e.stopWait(j.Job))
 	r.State, r.StopRequestedAt = models.RayRunLost, nil // stopped again at the next sync
 	if err := models.UpdateRayRun(ctx, tx, r, now); err != nil {
 		return err
 	}
-	return finishNodeJob(ctx, tx, j, r.StopState, reason, nil, now)
+	if models.IsTerminal(j.State) || j.State == models.JobQueued {
+		return nil
+	}
+	return e.deps.Lifecycle.Finish(ctx, tx, j, models.RunEnd{Stopped: true, Note: note}, now)
 }
 
 // lockRun locks run's job, then reads the run afresh: every writer of a
 // run holds its job's lock, so what is read is current until the commit.
-func lockRun(ctx context.Context, tx *models.Tx, run *models.RayRun) (*models.Job, *models.RayRun, error) {
-	j, err := lockJob(ctx, tx, run.JobID)
+func (e *RayExecutor) lockRun(ctx context.Context, tx *models.Tx, run *models.RayRun) (*models.LockedJob, *models.RayRun, error) {
+	j, err := e.deps.Lifecycle.Lock(ctx, tx, run.JobID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -143,8 +152,8 @@ func lockRun(ctx context.Context, tx *models.Tx, run *models.RayRun) (*models.Jo
 // stopWait is how long a stop waits for Ray's STOPPED before the GPUs are
 // released anyway: StopTimeout, plus the job's stop grace when a
 // checkpointing job is being preempted (it is saving its state).
-func (e *RayExecutor) stopWait(j *models.Job, r *models.RayRun) time.Duration {
-	if j.Checkpoint && r.StopState == models.JobPreempted {
+func (e *RayExecutor) stopWait(j *models.Job) time.Duration {
+	if j.Checkpoint && j.StopKind == models.StopPreempt {
 		return e.cfg.StopTimeout + time.Duration(j.StopGraceS)*time.Second
 	}
 	return e.cfg.StopTimeout

@@ -41,14 +41,17 @@ type RayDispatchWorker struct {
 func (w *RayDispatchWorker) Work(ctx context.Context, job *river.Job[RayDispatchArgs]) error {
 	ex, ok := w.deps.Executors[models.ExecutorRay].(*RayExecutor)
 	if !ok {
-		j, err := models.GetJob(ctx, w.deps.DB.Bun, job.Args.JobID)
+		err := w.deps.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+			j, err := w.deps.Lifecycle.Lock(ctx, tx, job.Args.JobID)
+			if err != nil || j.State != models.JobScheduled {
+				return err
+			}
+			return w.deps.Lifecycle.Finish(ctx, tx, j, models.RunEnd{Refused: "this server has no Ray cluster configured (GPUSCHED_RAY_ADDRESS)"}, w.deps.Now())
+		})
 		if errors.Is(err, models.ErrNotFound) {
 			return river.JobCancel(err)
 		}
-		if err != nil {
-			return err
-		}
-		return (&DispatchWorker{deps: w.deps}).fail(ctx, j, "this server has no Ray cluster configured (GPUSCHED_RAY_ADDRESS)")
+		return err
 	}
 	return ex.submit(ctx, job.Args.JobID)
 }

@@ -76,66 +76,60 @@ func NewRayExecutor(d *Deps, cfg RayConfig) *RayExecutor {
 	return &RayExecutor{deps: d, cfg: cfg, logsAt: map[int64]time.Time{}}
 }
 
-// Name implements Executor.
-func (e *RayExecutor) Name() string { return models.ExecutorRay }
-
-// dispatchArgs makes the pass queue ray_dispatch instead of dispatch.
-func (e *RayExecutor) dispatchArgs(jobID int64) river.JobArgs { return RayDispatchArgs{JobID: jobID} }
-
-// Dispatch implements Executor: one submission attempt (ray_dispatch
-// retries it).
-func (e *RayExecutor) Dispatch(ctx context.Context, job *models.Job) error {
-	return e.submit(ctx, job.ID)
+// Hand implements models.Executor: the hand-over is a network call, so it
+// queues ray_dispatch in the lifecycle's transaction; the job stays
+// scheduled until Ray accepts it (Handed).
+func (e *RayExecutor) Hand(ctx context.Context, tx *models.Tx, j *models.Job, _ []models.JobGPU, _ time.Time) (models.Handover, error) {
+	if _, err := e.deps.River.InsertTx(ctx, tx.PGX(), RayDispatchArgs{JobID: j.ID}, nil); err != nil {
+		return models.Handover{}, fmt.Errorf("jobs: queue ray dispatch of job %d: %w", j.ID, err)
+	}
+	return models.Handover{}, nil
 }
 
-// Stop implements Executor: the job is canceled.
-func (e *RayExecutor) Stop(ctx context.Context, job *models.Job, reason string) error {
-	return e.StopAs(ctx, job, models.JobCanceled, reason)
-}
-
-// StopAs stops job, which becomes state (canceled or preempted) once Ray
-// confirms the stop (ray_sync sees STOPPED) or StopTimeout passes; only
-// then are its GPUs released. A job Ray has not accepted yet ends at once
-// (its submission, if it lands, is stopped by the sync).
-func (e *RayExecutor) StopAs(ctx context.Context, job *models.Job, state, reason string) error {
-	var sid string
-	err := e.deps.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		j, err := lockJob(ctx, tx, job.ID)
-		if err != nil || models.IsTerminal(j.State) || j.State == models.JobQueued {
-			return err
-		}
-		now := e.deps.Now()
-		r, err := models.LatestRayRun(ctx, tx, j.ID)
-		if errors.Is(err, models.ErrNotFound) || (err == nil && r.State != models.RayRunSubmitted) {
-			if err == nil && r.State == models.RayRunSubmitting {
-				r.State = models.RayRunLost // stopped on Ray by the sync if it got there
-				if err := models.UpdateRayRun(ctx, tx, r, now); err != nil {
-					return err
-				}
-			}
-			return finishNodeJob(ctx, tx, j, state, reason, nil, now)
-		}
-		if err != nil {
-			return err
-		}
-		if r.StopRequestedAt == nil {
-			r.StopState, r.StopReason, r.StopRequestedAt = state, reason, &now
+// Stop implements models.Executor. A job Ray has not accepted yet ends at
+// once (its submission, if it lands, is stopped by the sync). Otherwise the
+// stop is recorded on the run and ray_stop asks Ray (a network call, after
+// the commit); the job ends when ray_sync sees STOPPED, or once the stop
+// has waited StopTimeout (plus a checkpointing job's grace) unconfirmed.
+func (e *RayExecutor) Stop(ctx context.Context, tx *models.Tx, j *models.Job, _ time.Duration, now time.Time) (bool, error) {
+	r, err := models.LatestRayRun(ctx, tx, j.ID)
+	if errors.Is(err, models.ErrNotFound) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if r.State != models.RayRunSubmitted {
+		if r.State == models.RayRunSubmitting {
+			r.State = models.RayRunLost // stopped on Ray by the sync if it got there
 			if err := models.UpdateRayRun(ctx, tx, r, now); err != nil {
-				return err
+				return false, err
 			}
 		}
-		sid = r.SubmissionID
-		return nil
-	})
-	if err != nil || sid == "" {
-		return err
+		return true, nil
 	}
-	if _, err := e.cfg.Client.Stop(ctx, sid); err != nil && !ray.IsNotFound(err) {
-		// The sync sees the outcome; past StopTimeout the GPUs are released anyway.
-		e.deps.Logger.Warn("ray: stop request failed; the sync retries", "job", job.ID, "submission", sid, "err", err)
+	r.StopState, r.StopReason, r.StopRequestedAt = stopState(j.StopKind), j.StopReason, &now
+	if err := models.UpdateRayRun(ctx, tx, r, now); err != nil {
+		return false, err
 	}
-	e.wake(ctx)
-	return nil
+	if _, err := e.deps.River.InsertTx(ctx, tx.PGX(), RayStopArgs{JobID: j.ID, SubmissionID: r.SubmissionID}, nil); err != nil {
+		return false, fmt.Errorf("jobs: queue ray stop of job %d: %w", j.ID, err)
+	}
+	return false, nil
+}
+
+// stopState is the state a stop of kind is expected to end the job in, as
+// the run records it for people (the lifecycle decides the real end).
+func stopState(kind models.StopKind) string {
+	switch kind {
+	case models.StopPreempt:
+		return models.JobPreempted
+	case models.StopTimeLimit:
+		return models.JobFailed
+	case models.StopRelease, models.StopExpire:
+		return models.JobCompleted
+	}
+	return models.JobCanceled
 }
 
 // wake queues a ray_sync now, so a change is seen before the next period.
@@ -146,14 +140,6 @@ func (e *RayExecutor) wake(ctx context.Context) {
 	if _, err := e.deps.River.Insert(ctx, RaySyncArgs{Reason: "wake"}, nil); err != nil && ctx.Err() == nil {
 		e.deps.Logger.Warn("ray: could not queue a sync; the periodic one will run", "err", err)
 	}
-}
-
-func lockJob(ctx context.Context, tx *models.Tx, id int64) (*models.Job, error) {
-	j := new(models.Job)
-	if err := tx.NewSelect().Model(j).Where("id = ?", id).For("UPDATE").Scan(ctx); err != nil {
-		return nil, fmt.Errorf("jobs: lock job %d: %w", id, err)
-	}
-	return j, nil
 }
 
 // Client is the Ray Jobs API client this executor uses.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/ray"
 	"github.com/gpuscheduler/gpuscheduler/models"
@@ -19,7 +18,7 @@ func (e *RayExecutor) submit(ctx context.Context, jobID int64) error {
 	var req ray.SubmitRequest
 	var run *models.RayRun
 	err := e.deps.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		j, err := lockJob(ctx, tx, jobID)
+		j, err := e.deps.Lifecycle.Lock(ctx, tx, jobID)
 		if err != nil || j.State != models.JobScheduled {
 			return err
 		}
@@ -28,7 +27,7 @@ func (e *RayExecutor) submit(ctx context.Context, jobID int64) error {
 			return err
 		}
 		token := fmt.Sprintf("%d@%d", run.ID, run.CreatedAt.UnixNano())
-		p, err := e.placement(ctx, tx, j, run.SubmissionID, token)
+		p, err := e.placement(ctx, tx, j.Job, run.SubmissionID, token)
 		if err == nil {
 			req, err = p.Request()
 		}
@@ -38,7 +37,7 @@ func (e *RayExecutor) submit(ctx context.Context, jobID int64) error {
 				return uerr
 			}
 			run = nil
-			return failJob(ctx, tx, j, "cannot hand the job to Ray: "+err.Error(), now)
+			return e.deps.Lifecycle.Finish(ctx, tx, j, models.RunEnd{Refused: "cannot hand the job to Ray: " + err.Error()}, now)
 		}
 		return nil
 	})
@@ -61,7 +60,7 @@ func (e *RayExecutor) submit(ctx context.Context, jobID int64) error {
 // canceled meanwhile has its submission stopped on Ray by the sync.
 func (e *RayExecutor) accepted(ctx context.Context, jobID int64, run *models.RayRun) error {
 	err := e.deps.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		j, err := lockJob(ctx, tx, jobID)
+		j, err := e.deps.Lifecycle.Lock(ctx, tx, jobID)
 		if err != nil {
 			return err
 		}
@@ -81,7 +80,7 @@ func (e *RayExecutor) accepted(ctx context.Context, jobID int64, run *models.Ray
 		if err := models.UpdateRayRun(ctx, tx, r, now); err != nil {
 			return err
 		}
-		return moveJob(ctx, tx, j.ID, models.JobAllocating, "handed to Ray as "+r.SubmissionID, now)
+		return e.deps.Lifecycle.Handed(ctx, tx, j, "handed to Ray as "+r.SubmissionID, now)
 	})
 	if err != nil {
 		return fmt.Errorf("jobs: record ray submission of job %d: %w", jobID, err)
@@ -103,7 +102,7 @@ func (e *RayExecutor) alreadyThere(ctx context.Context, jobID int64, run *models
 		return e.accepted(ctx, jobID, run)
 	}
 	err = e.deps.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		_, r, err := lockRun(ctx, tx, run)
+		_, r, err := e.lockRun(ctx, tx, run)
 		if err != nil || r.State != models.RayRunSubmitting {
 			return err
 		}
@@ -124,7 +123,7 @@ func (e *RayExecutor) refused(ctx context.Context, jobID int64, run *models.RayR
 		msg = fmt.Sprintf("Ray refused the job (%d): %s", re.Status, re.Message())
 	}
 	return e.deps.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		j, r, err := lockRun(ctx, tx, run)
+		j, r, err := e.lockRun(ctx, tx, run)
 		if err != nil {
 			return err
 		}
@@ -133,13 +132,11 @@ func (e *RayExecutor) refused(ctx context.Context, jobID int64, run *models.RayR
 		if err := models.UpdateRayRun(ctx, tx, r, now); err != nil {
 			return err
 		}
-		return failJob(ctx, tx, j, msg, now)
+		if models.IsTerminal(j.State) || j.State == models.JobQueued {
+			return nil // it moved on without this run
+		}
+		return e.deps.Lifecycle.Finish(ctx, tx, j, models.RunEnd{Refused: msg}, now)
 	})
-}
-
-// failJob ends a job that never ran: failed with why, GPUs released.
-func failJob(ctx context.Context, tx *models.Tx, j *models.Job, why string, now time.Time) error {
-	return finishNodeJob(ctx, tx, j, models.JobFailed, why, nil, now)
 }
 
 // placement gathers what the submission of j needs: its GPUs by node, the

@@ -105,7 +105,7 @@ func (e *RayExecutor) follow(ctx context.Context, r *models.RayRun) error {
 			return fmt.Errorf("jobs: stop lost ray run %s: %w", r.SubmissionID, err)
 		}
 		return e.deps.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-			_, fresh, err := lockRun(ctx, tx, r)
+			_, fresh, err := e.lockRun(ctx, tx, r)
 			if err != nil || fresh.State != models.RayRunLost {
 				return err
 			}

@@ -25,21 +25,27 @@ type Config struct {
 	// PassEvery is the safety-net period of scheduling passes; changes
 	// trigger passes at once through the Kicker.
 	PassEvery time.Duration
-	// Scoring is the scoring model's configuration (zero: its defaults).
+	// Scoring is the scoring model's configuration, for learned estimates,
+	// steering and observations (zero: its defaults).
 	Scoring scoring.Config
 	// Retention is how long the usage history is kept (zero: models.DefaultRetention).
 	Retention models.Retention
-	// Notify tunes notification delivery (issue 13).
+	// Notify tunes notification delivery.
 	Notify NotifyConfig
 }
 
 // Deps are what workers need. River is set by NewClient.
 type Deps struct {
-	DB        *models.DB
-	Logger    *slog.Logger
-	Now       func() time.Time
-	Config    Config
+	DB     *models.DB
+	Logger *slog.Logger
+	Now    func() time.Time
+	Config Config
+	// Executors are the executors this server runs jobs on; the
+	// lifecycle uses them (the same map).
 	Executors Executors
+	// Lifecycle owns every job's life: every start, stop and end goes
+	// through it. NewClient sets it over Executors.
+	Lifecycle *models.Lifecycle
 	River     *river.Client[pgx.Tx]
 	// Snapshots keeps the pass's snapshot in memory between passes
 	// (models.SnapshotCache); nil: every pass reads it whole.
@@ -50,8 +56,14 @@ type Deps struct {
 // registered, and sets d.River. Several replicas may run one each: River
 // elects one leader for periodic jobs and spreads the rest.
 func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
+	if _, err := d.Config.scoringConfig(); err != nil {
+		return nil, err
+	}
 	if d.Executors == nil {
 		d.Executors = Executors{}
+	}
+	if d.Lifecycle == nil {
+		d.Lifecycle = &models.Lifecycle{Executors: d.Executors}
 	}
 	if d.Snapshots == nil {
 		d.Snapshots = models.NewSnapshotCache()
@@ -62,25 +74,27 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &NodeLivenessWorker{deps: d})
 	river.AddWorker(workers, &SchedulePassWorker{deps: d})
-	river.AddWorker(workers, &DispatchWorker{deps: d})
-	river.AddWorker(workers, &StopWorker{deps: d})
+	river.AddWorker(workers, &legacyDispatchWorker{deps: d})
+	river.AddWorker(workers, &legacyStopWorker{deps: d})
 	river.AddWorker(workers, &LeaseExpiryWorker{deps: d})
 	river.AddWorker(workers, &HoldExpiryWorker{deps: d})
 	river.AddWorker(workers, &ScoringObserveWorker{deps: d})
 	// Ray dispatch (they do nothing until a RayExecutor is registered).
 	river.AddWorker(workers, &RayDispatchWorker{deps: d})
 	river.AddWorker(workers, &RaySyncWorker{deps: d})
+	river.AddWorker(workers, &RayStopWorker{deps: d})
 	river.AddWorker(workers, &TelemetryRollupWorker{deps: d})
-	// Notifications and idle reclaim (issue 13).
+	river.AddWorker(workers, &RetentionWorker{deps: d})
+	// Notifications and idle reclaim.
 	addNotifyWorkers(workers, d)
-	river.AddWorker(workers, &RedispatchWorker{deps: d}) // operations: replica failover
+	river.AddWorker(workers, &InvariantSweepWorker{deps: d})
 
 	client, err := river.NewClient(riverpgxv5.New(d.DB.Pool), &river.Config{
 		Logger: d.Logger.With("component", "river"),
 		Queues: map[string]river.QueueConfig{
 			river.QueueDefault: {MaxWorkers: max(d.Config.Workers, 1)},
 			QueueScheduler:     {MaxWorkers: 1},
-			models.QueueNotify: {MaxWorkers: 8, FetchPollInterval: 100 * time.Millisecond}, // deliveries (issue 13)
+			models.QueueNotify: {MaxWorkers: 8, FetchPollInterval: 100 * time.Millisecond}, // deliveries
 		},
 		// Passes are latency-sensitive: pick new jobs up quickly.
 		FetchCooldown: 5 * time.Millisecond,
@@ -95,6 +109,19 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 		return nil, fmt.Errorf("jobs: new river client: %w", err)
 	}
 	d.River = client
+	return client, nil
+}
+
+// NewInserter builds an insert-only River client: it runs no worker and
+// inserts jobs only in a caller's transaction. The composition root opens
+// the database with it (models.Open), so the River jobs a state change
+// causes commit with the change in every process, whether or not it runs
+// workers.
+func NewInserter() (*river.Client[pgx.Tx], error) {
+	client, err := river.NewClient(riverpgxv5.New(nil), &river.Config{})
+	if err != nil {
+		return nil, fmt.Errorf("jobs: new river inserter: %w", err)
+	}
 	return client, nil
 }
 
@@ -113,7 +140,8 @@ func periodicJobs(cfg Config) []*river.PeriodicJob {
 		holdExpiryPeriodic(),
 		scoringObservePeriodic(),
 		telemetryRollupPeriodic(),
-		notifySweepPeriodic(), idleReclaimPeriodic(cfg), notifyTimersPeriodic(), // issue 13
-		redispatchPeriodic(), // operations: replica failover
+		retentionPeriodic(),
+		notifySweepPeriodic(), idleReclaimPeriodic(cfg), notifyTimersPeriodic(),
+		invariantSweepPeriodic(),
 	}
 }

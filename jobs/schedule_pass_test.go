@@ -29,7 +29,7 @@ func TestConcurrentPassesNeverDoubleBook(t *testing.T) {
 		}
 		all = append(all, j)
 	}
-	d := jobs.Deps{DB: db, Logger: quiet(), Now: time.Now, Executors: jobs.Executors{}}
+	d := jobs.Deps{DB: db, Logger: quiet(), Now: time.Now, Lifecycle: &models.Lifecycle{}}
 	for round := range 4 {
 		var wg sync.WaitGroup
 		errs := make(chan error, 8)
@@ -69,12 +69,7 @@ func TestConcurrentPassesNeverDoubleBook(t *testing.T) {
 		}
 		// Free the running ones for the next round.
 		for jobID := range perJob {
-			err := db.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-				return jobs.EndLease(ctx, tx, jobID, models.JobCompleted, "test", time.Now())
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			testdb.End(t, db, jobID, models.StopRelease, time.Now())
 		}
 	}
 }

@@ -47,9 +47,9 @@ func (w *ScoringObserveWorker) Work(ctx context.Context, _ *river.Job[ScoringObs
 // ApplyScoringObservations folds every pending observation into the model
 // and returns how many.
 func ApplyScoringObservations(ctx context.Context, d Deps) (int, error) {
-	cfg := d.Config.Scoring
-	if cfg.Validate() != nil {
-		cfg = scoring.DefaultConfig()
+	cfg, err := d.Config.scoringConfig()
+	if err != nil {
+		return 0, err
 	}
 	total := 0
 	for {
@@ -67,6 +67,19 @@ func ApplyScoringObservations(ctx context.Context, d Deps) (int, error) {
 			return total, nil
 		}
 	}
+}
+
+// scoringConfig is the scoring model's configuration every worker uses
+// (learned estimates, steering, folding observations in): the one
+// configured, or the model's defaults when Config.Scoring was left zero.
+func (c Config) scoringConfig() (scoring.Config, error) {
+	if c.Scoring == (scoring.Config{}) {
+		return scoring.DefaultConfig(), nil
+	}
+	if err := c.Scoring.Validate(); err != nil {
+		return scoring.Config{}, fmt.Errorf("jobs: %w", err)
+	}
+	return c.Scoring, nil
 }
 
 // EnqueueScoringObserve queues the folding of observations recorded in tx,

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -25,31 +26,22 @@ func runLease(t *testing.T, db *models.DB, owner *models.User, jobType string, g
 	if err := models.CreateJob(ctx, db.Pool, j, start); err != nil {
 		t.Fatal(err)
 	}
-	err := db.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		if _, err := models.Allocate(ctx, tx, j.ID, owner.ID, gpus, start); err != nil {
-			return err
-		}
-		for _, st := range []string{models.JobScheduled, models.JobAllocating, models.JobRunning} {
-			if _, err := models.MoveJob(ctx, tx, j.ID, st, "test", nil, start); err != nil {
-				return err
-			}
-		}
-		_, err := tx.NewUpdate().Model((*models.Job)(nil)).Set("lease_expires_at = ?", start.Add(time.Hour)).Where("id = ?", j.ID).Exec(ctx)
-		return err
-	})
+	testdb.Start(t, db, j.ID, gpus, start)
+	_, err := db.Bun.NewUpdate().Model((*models.Job)(nil)).Set("lease_expires_at = ?", start.Add(time.Hour)).Where("id = ?", j.ID).Exec(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return j
 }
 
+// endLease ends a running lease at at: completed (released) or canceled.
 func endLease(t *testing.T, db *models.DB, id int64, state string, at time.Time) {
 	t.Helper()
-	if err := db.InTx(context.Background(), func(ctx context.Context, tx *models.Tx) error {
-		return jobs.EndLease(ctx, tx, id, state, "test", at)
-	}); err != nil {
-		t.Fatal(err)
+	kind := models.StopRelease
+	if state == models.JobCanceled {
+		kind = models.StopCancel
 	}
+	testdb.End(t, db, id, kind, at)
 }
 
 func observations(t *testing.T, db *models.DB) []models.ScoringObservation {
@@ -77,7 +69,7 @@ func TestCompletionObservesAndFeedsTheScheduler(t *testing.T) {
 	endLease(t, db, bert.ID, models.JobCompleted, t0.Add(100*time.Second))
 	endLease(t, db, canceled.ID, models.JobCanceled, t0.Add(50*time.Second))
 	expired := runLease(t, db, owner, "train-bert", gpus[3:4], t0.Add(time.Minute))
-	endLease(t, db, expired.ID, models.JobCompleted, t0.Add(2*time.Hour)) // past its lease expiry
+	testdb.End(t, db, expired.ID, models.StopExpire, t0.Add(2*time.Hour)) // cut off at its lease expiry
 
 	got := observations(t, db)
 	if len(got) != 1 {
@@ -95,7 +87,12 @@ func TestCompletionObservesAndFeedsTheScheduler(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return jobs.ObserveCompletion(ctx, tx, j, t0.Add(200*time.Second))
+		o, _, err := models.CompletionObservation(ctx, tx, j, *j.EndedAt)
+		if err != nil {
+			return err
+		}
+		_, err = models.RecordObservation(ctx, tx, o, models.ObservationJob, &j.ID, t0.Add(200*time.Second))
+		return err
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +121,7 @@ func TestCompletionObservesAndFeedsTheScheduler(t *testing.T) {
 		}
 		queued[name] = j
 	}
-	snap, _, err := models.LoadSnapshot(ctx, db.Bun, t0, time.Hour)
+	snap, _, err := models.LoadSnapshot(ctx, db.Bun, t0, time.Hour, scoring.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,5 +198,93 @@ func TestReplicasApplyInOneOrder(t *testing.T) {
 				t.Errorf("%v: %+v, want %+v", p, m, inter[p])
 			}
 		}
+	}
+}
+
+// modelNode registers a node of two GPUs of model and returns their IDs.
+func modelNode(t *testing.T, db *models.DB, name, model string) []int64 {
+	t.Helper()
+	ctx := context.Background()
+	n, err := models.EnsureNode(ctx, db.Bun, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := []models.GPUInventory{{Index: 0, UUID: name + "-0", Model: model, MemoryMiB: 81559}, {Index: 1, UUID: name + "-1", Model: model, MemoryMiB: 81559}}
+	if err := models.RegisterNode(ctx, db.Bun, n.ID, name, "test", inv, testdb.Now); err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	if err := db.Bun.NewSelect().Model((*models.GPU)(nil)).Column("id").Where("node_id = ?", n.ID).OrderExpr("idx").Scan(ctx, &ids); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// The pass steers with the scoring configuration it is given
+// (jobs.Config.Scoring, read once by the server from SCHEDULER_*): bert ran
+// once in 80 s on an L4 and four times in 100 s on an A100, so the default
+// λ sends a bert job to the L4 and λ = 2 to the A100.
+func TestPassSteersWithConfiguredScoring(t *testing.T) {
+	t.Parallel()
+	careful := scoring.DefaultConfig()
+	careful.Lambda = 2
+	tests := map[string]struct {
+		cfg  scoring.Config
+		want string
+	}{
+		"zero: the defaults": {want: "L4"},
+		"λ = 2":              {cfg: careful, want: "A100"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			db := testdb.New(t)
+			ctx := context.Background()
+			a100 := modelNode(t, db, "n-a100", "A100")
+			l4 := modelNode(t, db, "n-l4", "L4")
+			for _, o := range []scoring.Observation{{JobType: "bert", GPUType: "L4", RuntimeS: 80},
+				{JobType: "bert", GPUType: "A100", RuntimeS: 100}, {JobType: "bert", GPUType: "A100", RuntimeS: 100},
+				{JobType: "bert", GPUType: "A100", RuntimeS: 100}, {JobType: "bert", GPUType: "A100", RuntimeS: 100}} {
+				if _, err := models.RecordObservation(ctx, db.Bun, o, models.ObservationAPI, nil, testdb.Now); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d := jobs.Deps{DB: db, Logger: quiet(), Now: func() time.Time { return testdb.Now }, Executors: jobs.Executors{},
+				Config: jobs.Config{Scoring: tc.cfg}}
+			if n, err := jobs.ApplyScoringObservations(ctx, d); err != nil || n != 5 {
+				t.Fatalf("applied %d, %v", n, err)
+			}
+			owner := testdb.User(t, db, models.RoleMember)
+			j := &models.Job{OwnerID: owner.ID, GPUCount: 1, Executor: models.ExecutorLease, JobType: "bert"}
+			if err := models.CreateJob(ctx, db.Pool, j, testdb.Now); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := jobs.RunPass(ctx, d, 0, "test"); err != nil {
+				t.Fatal(err)
+			}
+			live, err := models.LiveAllocations(ctx, db.Bun)
+			if err != nil {
+				t.Fatal(err)
+			}
+			model := map[int64]string{a100[0]: "A100", a100[1]: "A100", l4[0]: "L4", l4[1]: "L4"}
+			if len(live) != 1 || live[0].JobID != j.ID || model[live[0].GPUID] != tc.want {
+				t.Fatalf("allocations %+v (GPU models %v), want job %d on an %s", live, model, j.ID, tc.want)
+			}
+		})
+	}
+}
+
+// An invalid scoring configuration is refused when the workers start, not
+// replaced by the defaults.
+func TestInvalidScoringConfigRefused(t *testing.T) {
+	t.Parallel()
+	bad := scoring.DefaultConfig()
+	bad.Tau2 = 0
+	d := jobs.Deps{DB: testdb.New(t), Logger: quiet(), Now: time.Now, Config: jobs.Config{Scoring: bad}}
+	if _, err := jobs.NewClient(&d); err == nil || !strings.Contains(err.Error(), "tau") {
+		t.Fatalf("NewClient with τ² = 0: %v, want an error naming tau²", err)
+	}
+	if _, err := jobs.ApplyScoringObservations(context.Background(), d); err == nil {
+		t.Fatal("observations applied with τ² = 0")
 	}
 }

@@ -24,11 +24,13 @@ type Allocation struct {
 	CreatedAt     time.Time  `bun:"created_at,notnull" json:"created_at"`
 	ReleasedAt    *time.Time `bun:"released_at" json:"released_at,omitempty"`
 	ReleaseReason string     `bun:"release_reason,notnull" json:"release_reason,omitempty"`
+	// EndCause is why it ended, as data (Cause*).
+	EndCause string `bun:"end_cause,notnull" json:"end_cause,omitempty"`
 }
 
-// Allocate gives gpuIDs to a job, all or none: if any GPU is already held the
-// whole insert fails with ErrGPUTaken. Call it inside a transaction.
-func Allocate(ctx context.Context, db bun.IDB, jobID, userID int64, gpuIDs []int64, now time.Time) ([]Allocation, error) {
+// allocate gives gpuIDs to a job, all or none: if any GPU is already held
+// the whole insert fails with ErrGPUTaken. Only the lifecycle allocates.
+func allocate(ctx context.Context, db bun.IDB, jobID, userID int64, gpuIDs []int64, now time.Time) ([]Allocation, error) {
 	if len(gpuIDs) == 0 {
 		return nil, fmt.Errorf("models: allocate for job %d: no GPUs given", jobID)
 	}
@@ -42,27 +44,10 @@ func Allocate(ctx context.Context, db bun.IDB, jobID, userID int64, gpuIDs []int
 		}
 		return nil, fmt.Errorf("models: allocate %v for job %d: %w", gpuIDs, jobID, err)
 	}
-	if err := Notify(ctx, db, ChannelGPUs, fmt.Sprintf("alloc:%d", jobID)); err != nil {
+	if err := Signal(ctx, db, ChannelGPUs, fmt.Sprintf("alloc:%d", jobID)); err != nil {
 		return nil, err
 	}
 	return rows, nil
-}
-
-// ReleaseJob releases every live allocation of a job and returns how many.
-func ReleaseJob(ctx context.Context, db bun.IDB, jobID int64, reason string, now time.Time) (int, error) {
-	res, err := db.NewUpdate().Model((*Allocation)(nil)).
-		Set("released_at = ?", now).Set("release_reason = ?", reason).
-		Where("job_id = ?", jobID).Where("released_at IS NULL").Exec(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("models: release job %d: %w", jobID, err)
-	}
-	n, _ := res.RowsAffected()
-	if n > 0 {
-		if err := Notify(ctx, db, ChannelGPUs, fmt.Sprintf("release:%d", jobID)); err != nil {
-			return 0, err
-		}
-	}
-	return int(n), nil
 }
 
 // LiveAllocations returns every allocation not yet released.

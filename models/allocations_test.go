@@ -10,20 +10,32 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
+// place places lease job id on gpus through the lifecycle, in its own
+// transaction, and returns its error.
+func place(db *models.DB, id int64, gpus []int64) error {
+	return db.InTx(context.Background(), func(ctx context.Context, tx *models.Tx) error {
+		lc := &models.Lifecycle{}
+		j, err := lc.Lock(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		return lc.Place(ctx, tx, j, models.Placement{GPUIDs: gpus, Reason: "test"}, testdb.Now)
+	})
+}
+
 func TestAllocateRejectsSecondLiveAllocation(t *testing.T) {
 	t.Parallel()
 	db := testdb.New(t)
 	ctx := context.Background()
 	u := testdb.User(t, db, models.RoleMember)
 	_, gpus := testdb.Node(t, db, 2)
-	first, second := testdb.Job(t, db, u, 1), testdb.Job(t, db, u, 2)
+	first, second := testdb.Lease(t, db, u, 1), testdb.Lease(t, db, u, 2)
 
-	if _, err := models.Allocate(ctx, db.Bun, first.ID, u.ID, gpus[:1], testdb.Now); err != nil {
+	if err := place(db, first.ID, gpus[:1]); err != nil {
 		t.Fatalf("first allocation: %v", err)
 	}
 	// The second job asks for both GPUs; one is taken, so it gets neither.
-	_, err := models.Allocate(ctx, db.Bun, second.ID, u.ID, gpus, testdb.Now)
-	if !errors.Is(err, models.ErrGPUTaken) {
+	if err := place(db, second.ID, gpus); !errors.Is(err, models.ErrGPUTaken) {
 		t.Fatalf("second allocation: got %v, want ErrGPUTaken", err)
 	}
 	live, err := models.LiveAllocations(ctx, db.Bun)
@@ -35,10 +47,8 @@ func TestAllocateRejectsSecondLiveAllocation(t *testing.T) {
 	}
 
 	// Once released, the GPU can be allocated again.
-	if n, err := models.ReleaseJob(ctx, db.Bun, first.ID, "completed", testdb.Now); err != nil || n != 1 {
-		t.Fatalf("release: n=%d err=%v", n, err)
-	}
-	if _, err := models.Allocate(ctx, db.Bun, second.ID, u.ID, gpus, testdb.Now); err != nil {
+	testdb.End(t, db, first.ID, models.StopRelease, testdb.Now)
+	if err := place(db, second.ID, gpus); err != nil {
 		t.Fatalf("allocation after release: %v", err)
 	}
 }
@@ -53,17 +63,12 @@ func TestAllocateConcurrentWritersOneWins(t *testing.T) {
 	const writers = 8
 	jobs := make([]*models.Job, writers)
 	for i := range jobs {
-		jobs[i] = testdb.Job(t, db, u, 1)
+		jobs[i] = testdb.Lease(t, db, u, 1)
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, writers)
 	for i := range writers {
-		wg.Go(func() {
-			errs[i] = db.InTx(context.Background(), func(ctx context.Context, tx *models.Tx) error {
-				_, err := models.Allocate(ctx, tx, jobs[i].ID, u.ID, gpus, testdb.Now)
-				return err
-			})
-		})
+		wg.Go(func() { errs[i] = place(db, jobs[i].ID, gpus) })
 	}
 	wg.Wait()
 	won := 0

@@ -45,12 +45,12 @@ func lockBooking(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool,
 // EditBooking changes booking id as actorID (its owner, or any when admin)
 // in tx: change turns the booking as it is, read under lock, into the
 // change (merging a request and checking it). It takes the same advisory
-// lock and applies the same clash rule as creation:
-// the booking is checked against every other overlapping booking and hold,
+// lock and applies the same admission as creation:
+// the booking is checked against every other live booking and hold,
 // never against itself. It bumps the booking's sequence, writes the audit
 // entry (marking an admin's edit of someone else's booking) and signals the
 // calendar and the scheduler. A clash is a *ClashError.
-func EditBooking(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool, change func(cur *BookingRow) (BookingChange, error), now time.Time) (*Booking, error) {
+func EditBooking(ctx context.Context, tx *Tx, id, actorID int64, admin bool, change func(cur *BookingRow) (BookingChange, error), now time.Time) (*Booking, error) {
 	if _, err := tx.NewRaw("SELECT pg_advisory_xact_lock(?)", int64(bookingLockKey)).Exec(ctx); err != nil {
 		return nil, fmt.Errorf("models: edit booking %d: lock: %w", id, err)
 	}
@@ -67,22 +67,16 @@ func EditBooking(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool,
 	if err != nil {
 		return nil, err
 	}
-	gpus, err := ListBookableGPUs(ctx, tx)
+	adm, err := loadBookingAdmission(ctx, tx, now, id)
 	if err != nil {
 		return nil, fmt.Errorf("models: edit booking %d: %w", id, err)
-	}
-	var others []BookingRow
-	if err := liveBookings(bookingRows(tx)).Where("booking.starts_at < ?", ch.EndsAt).Where("booking.ends_at > ?", ch.StartsAt).
-		Where("booking.id <> ?", id).OrderExpr("booking.starts_at, booking.id").Scan(ctx, &others); err != nil {
-		return nil, fmt.Errorf("models: edit booking %d: overlapping bookings: %w", id, err)
 	}
 	b.StartsAt, b.EndsAt, b.Note = ch.StartsAt, ch.EndsAt, ch.Note
 	b.GPUCount = ch.GPUCount
 	if len(ch.GPUIDs) > 0 {
 		b.GPUCount, b.GPUModel, b.NodeID = len(ch.GPUIDs), "", nil
 	}
-	req := BookingRow{Booking: *b, GPUIDs: ch.GPUIDs}
-	if err := checkClash(&req, others, gpus); err != nil {
+	if err := adm.admit(&BookingRow{Booking: *b, GPUIDs: ch.GPUIDs}); err != nil {
 		return nil, err
 	}
 	b.Sequence++
@@ -113,7 +107,7 @@ func EditBooking(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool,
 			return nil, err
 		}
 	}
-	return b, Notify(ctx, tx, ChannelBookings, fmt.Sprintf("booking:%d", b.ID))
+	return b, Signal(ctx, tx, ChannelBookings, fmt.Sprintf("booking:%d", b.ID))
 }
 
 // EndBooking ends an active booking now ("I'm done early"), as its owner or
@@ -141,10 +135,10 @@ func EndBooking(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool, 
 		TargetID: fmt.Sprint(id), Details: map[string]any{"owner_id": b.UserID, "by_admin": b.UserID != actorID}}); err != nil {
 		return nil, err
 	}
-	if err := Notify(ctx, tx, ChannelScheduler, fmt.Sprintf("booking-ended:%d", id)); err != nil {
+	if err := Signal(ctx, tx, ChannelScheduler, fmt.Sprintf("booking-ended:%d", id)); err != nil {
 		return nil, err
 	}
-	return b, Notify(ctx, tx, ChannelBookings, fmt.Sprintf("booking:%d", b.ID))
+	return b, Signal(ctx, tx, ChannelBookings, fmt.Sprintf("booking:%d", b.ID))
 }
 
 // SeriesBookings returns the occurrences of series id, canceled ones

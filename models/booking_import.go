@@ -77,7 +77,6 @@ func ImportBookings(ctx context.Context, tx bun.IDB, rows []bookingcsv.Row, o Im
 	reqs := make([]*BookingRow, len(rows))
 	users := map[string]*User{}
 	owners := make([]*User, len(rows))
-	var from, to time.Time
 	fps := make([]string, len(rows))
 	for i := range rows {
 		r := &rows[i]
@@ -103,12 +102,6 @@ func ImportBookings(ctx context.Context, tx bun.IDB, rows []bookingcsv.Row, o Im
 		out.GPUs, out.NewUser = describeGPUs(req, gpus), req.UserID == 0
 		fps[i] = importFingerprint(r, req)
 		reqs[i] = req
-		if from.IsZero() || req.StartsAt.Before(from) {
-			from = req.StartsAt
-		}
-		if req.EndsAt.After(to) {
-			to = req.EndsAt
-		}
 	}
 	var seen []struct {
 		ID int64  `bun:"id"`
@@ -118,12 +111,9 @@ func ImportBookings(ctx context.Context, tx bun.IDB, rows []bookingcsv.Row, o Im
 		Scan(ctx, &seen); err != nil && !errors.Is(err, errNoRows) {
 		return nil, fmt.Errorf("models: import bookings: fingerprints: %w", err)
 	}
-	var others []BookingRow
-	if !from.IsZero() {
-		if err := liveBookings(bookingRows(tx)).Where("booking.starts_at < ?", to).Where("booking.ends_at > ?", from).
-			OrderExpr("booking.starts_at, booking.id").Scan(ctx, &others); err != nil {
-			return nil, fmt.Errorf("models: import bookings: overlapping bookings: %w", err)
-		}
+	adm, err := loadBookingAdmission(ctx, tx, now, 0)
+	if err != nil {
+		return nil, fmt.Errorf("models: import bookings: %w", err)
 	}
 	for i, req := range reqs {
 		if req == nil {
@@ -145,7 +135,8 @@ func ImportBookings(ctx context.Context, tx bun.IDB, rows []bookingcsv.Row, o Im
 			reqs[i] = nil
 			continue
 		}
-		if err := checkClash(req, others, gpus); err != nil {
+		req.ID = -int64(rows[i].Line) // later rows name it "row N"
+		if err := adm.admit(req); err != nil {
 			var clash *ClashError
 			if !errors.As(err, &clash) {
 				out.Reason = strings.TrimPrefix(err.Error(), ErrBookingGPUs.Error()+": ")
@@ -157,8 +148,6 @@ func ImportBookings(ctx context.Context, tx bun.IDB, rows []bookingcsv.Row, o Im
 			continue
 		}
 		out.Status = ImportCreate
-		req.ID = -int64(rows[i].Line) // later rows name it "row N"
-		others = append(others, *req)
 	}
 	for _, r := range res.Rows {
 		switch r.Status {
@@ -187,5 +176,5 @@ func ImportBookings(ctx context.Context, tx bun.IDB, rows []bookingcsv.Row, o Im
 		Details: map[string]any{"created": res.Create, "existing": res.Existing, "skipped": res.Invalid}}); err != nil {
 		return nil, err
 	}
-	return res, Notify(ctx, tx, ChannelBookings, fmt.Sprintf("import:%d", res.Create))
+	return res, Signal(ctx, tx, ChannelBookings, fmt.Sprintf("import:%d", res.Create))
 }

@@ -51,28 +51,21 @@ func CreateSeries(ctx context.Context, tx bun.IDB, bs []*Booking, gpuIDs []int64
 	if err := checkLiveLimit(ctx, tx, owner, maxLive, now); err != nil {
 		return 0, err
 	}
-	gpus, err := ListBookableGPUs(ctx, tx)
+	adm, err := loadBookingAdmission(ctx, tx, now, 0)
 	if err != nil {
 		return 0, fmt.Errorf("models: create series: %w", err)
 	}
-	var others []BookingRow
-	if err := liveBookings(bookingRows(tx)).Where("booking.starts_at < ?", bs[len(bs)-1].EndsAt).
-		Where("booking.ends_at > ?", bs[0].StartsAt).OrderExpr("booking.starts_at, booking.id").Scan(ctx, &others); err != nil {
-		return 0, fmt.Errorf("models: create series: overlapping bookings: %w", err)
-	}
 	serr := &SeriesClashError{Total: len(bs)}
 	for i, b := range bs {
-		req := BookingRow{Booking: *b, GPUIDs: gpuIDs}
-		if err := checkClash(&req, others, gpus); err != nil {
+		req := &BookingRow{Booking: *b, GPUIDs: gpuIDs}
+		req.ID = -int64(i + 1) // later occurrences name it "row N"
+		if err := adm.admit(req); err != nil {
 			var clash *ClashError
 			if !errors.As(err, &clash) {
 				return 0, err
 			}
 			serr.Occurrences = append(serr.Occurrences, SeriesClash{Index: i + 1, Clash: clash})
-			continue
 		}
-		req.ID = -int64(i + 1)
-		others = append(others, req)
 	}
 	if len(serr.Occurrences) > 0 {
 		return 0, serr
@@ -97,7 +90,7 @@ func CreateSeries(ctx context.Context, tx bun.IDB, bs []*Booking, gpuIDs []int64
 			"first": bs[0].StartsAt, "last": bs[len(bs)-1].EndsAt}}); err != nil {
 		return 0, err
 	}
-	return id, Notify(ctx, tx, ChannelBookings, fmt.Sprintf("series:%d", id))
+	return id, Signal(ctx, tx, ChannelBookings, fmt.Sprintf("series:%d", id))
 }
 
 // checkLiveLimit refuses a new booking or series when the user already has
@@ -141,5 +134,5 @@ func CancelSeries(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool
 		TargetID: fmt.Sprint(id), Details: map[string]any{"owner_id": bs[0].UserID, "canceled": n, "by_admin": bs[0].UserID != actorID}}); err != nil {
 		return 0, err
 	}
-	return int(n), Notify(ctx, tx, ChannelBookings, fmt.Sprintf("series:%d", id))
+	return int(n), Signal(ctx, tx, ChannelBookings, fmt.Sprintf("series:%d", id))
 }

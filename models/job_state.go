@@ -62,51 +62,6 @@ type JobEvent struct {
 	CreatedAt   time.Time `bun:"created_at,notnull" json:"created_at"`
 }
 
-// MoveJob moves job id from its current state to `to`, stamping the matching
-// timestamp and writing a job_events row in the same statement batch. Call it
-// inside a transaction. The row is locked, so two movers serialize and the
-// second sees the first's result.
-func MoveJob(ctx context.Context, db bun.IDB, id int64, to, reason string, actor *int64, now time.Time) (*Job, error) {
-	j := new(Job)
-	if err := db.NewSelect().Model(j).Where("id = ?", id).For("UPDATE").Scan(ctx); err != nil {
-		return nil, notFound(err, fmt.Sprintf("move job %d", id))
-	}
-	if !CanMove(j.State, to) {
-		return j, fmt.Errorf("models: move job %d from %s to %s: %w", id, j.State, to, ErrBadTransition)
-	}
-	from := j.State
-	q := db.NewUpdate().Model(j).Set("state = ?", to).Set("updated_at = ?", now).WherePK().Returning("*")
-	switch to {
-	case JobScheduled:
-		q = q.Set("scheduled_at = ?", now)
-	case JobRunning:
-		q = q.Set("started_at = ?", now)
-	case JobCompleted, JobFailed, JobCanceled:
-		q = q.Set("ended_at = ?", now)
-	case JobQueued:
-		q = q.Set("scheduled_at = NULL").Set("started_at = NULL")
-	}
-	if from == JobQueued {
-		// The scheduler's word on a waiting job no longer applies.
-		q = q.Set("queue_position = NULL").Set("pending_code = ''").Set("pending_reason = ''").Set("estimated_start_at = NULL")
-	}
-	if _, err := q.Exec(ctx); err != nil {
-		return nil, fmt.Errorf("models: move job %d to %s: %w", id, to, err)
-	}
-	ev := &JobEvent{JobID: id, FromState: &from, ToState: to, Reason: reason, ActorUserID: actor, CreatedAt: now}
-	if _, err := db.NewInsert().Model(ev).Exec(ctx); err != nil {
-		return nil, fmt.Errorf("models: record move of job %d: %w", id, err)
-	}
-	if err := Notify(ctx, db, ChannelJobs, fmt.Sprintf("%d", id)); err != nil {
-		return nil, err
-	}
-	// Notifications (issue 13): told in the same transaction as the move.
-	if err := emitJobMove(ctx, db, j, reason, now); err != nil {
-		return nil, err
-	}
-	return j, nil
-}
-
 // JobEvents returns a job's moves, oldest first.
 func JobEvents(ctx context.Context, db bun.IDB, jobID int64) ([]JobEvent, error) {
 	var out []JobEvent

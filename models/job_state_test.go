@@ -1,15 +1,8 @@
 package models_test
 
 import (
-	"context"
-	"errors"
-	"slices"
 	"testing"
-	"time"
 
-	"pgregory.net/rapid"
-
-	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -42,67 +35,4 @@ func TestCanMove(t *testing.T) {
 			}
 		})
 	}
-}
-
-// Any sequence of attempted moves leaves a job in a state reachable along
-// the graph, with exactly one job_events row per accepted move (plus the
-// submission), each from the state the previous one reached.
-func TestMoveJobProperty(t *testing.T) {
-	t.Parallel()
-	db := testdb.New(t)
-	ctx := context.Background()
-	owner := testdb.User(t, db, models.RoleMember)
-	rapid.Check(t, func(rt *rapid.T) {
-		job := testdb.Job(t, db, owner, 1)
-		state := models.JobQueued
-		accepted := 0
-		steps := rapid.IntRange(0, 12).Draw(rt, "steps")
-		for i := range steps {
-			to := rapid.SampledFrom(models.JobStates).Draw(rt, "to")
-			err := db.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-				_, err := models.MoveJob(ctx, tx, job.ID, to, "test", nil, testdb.Now.Add(time.Duration(i)*time.Second))
-				return err
-			})
-			switch {
-			case models.CanMove(state, to):
-				if err != nil {
-					rt.Fatalf("move %s→%s refused: %v", state, to, err)
-				}
-				state = to
-				accepted++
-			case !errors.Is(err, models.ErrBadTransition):
-				rt.Fatalf("move %s→%s: got %v, want ErrBadTransition", state, to, err)
-			}
-		}
-		got, err := models.GetJob(ctx, db.Bun, job.ID)
-		if err != nil {
-			rt.Fatal(err)
-		}
-		if got.State != state {
-			rt.Fatalf("job state %s, want %s", got.State, state)
-		}
-		events, err := models.JobEvents(ctx, db.Bun, job.ID)
-		if err != nil {
-			rt.Fatal(err)
-		}
-		if len(events) != accepted+1 {
-			rt.Fatalf("%d events, want %d", len(events), accepted+1)
-		}
-		prev := ""
-		for _, e := range events {
-			if e.FromState != nil && *e.FromState != prev {
-				rt.Fatalf("event from %s, but the job was in %s", *e.FromState, prev)
-			}
-			prev = e.ToState
-		}
-		if prev != state {
-			rt.Fatalf("last event to %s, job in %s", prev, state)
-		}
-		if models.IsTerminal(state) && got.EndedAt == nil {
-			rt.Fatalf("terminal job has no ended_at")
-		}
-		if !slices.Contains(models.JobStates, state) {
-			rt.Fatalf("unknown state %s", state)
-		}
-	})
 }

@@ -21,9 +21,14 @@ type Event struct {
 // Listener holds one dedicated connection that LISTENs on every channel and
 // fans the notifications out to in-process subscribers: the SSE hub, node
 // long-polls, blocked acquire calls and the scheduling pass.
+//
+// It reports its connection to the DB whose pool it was made from: a lost
+// connection discards the pools' connections, and the DB is not ready until
+// the listener is connected again (DB.Ready).
 type Listener struct {
 	cfg    *pgx.ConnConfig
 	logger *slog.Logger
+	health *connHealth // nil for a pool that Open did not make
 
 	mu   sync.Mutex
 	subs map[*subscription]struct{}
@@ -37,7 +42,9 @@ type subscription struct {
 // NewListener prepares a listener using pool's connection settings; Run
 // starts it.
 func NewListener(pool *pgxpool.Pool, logger *slog.Logger) *Listener {
-	return &Listener{cfg: pool.Config().ConnConfig.Copy(), logger: logger, subs: map[*subscription]struct{}{}}
+	cfg := pool.Config().ConnConfig.Copy()
+	health, _ := cfg.Tracer.(*connHealth) // the DB's, carried by its pools' settings
+	return &Listener{cfg: cfg, logger: logger, health: health, subs: map[*subscription]struct{}{}}
 }
 
 // Topic returns the short topic name of a channel ("gpusched_gpus" → "gpus").
@@ -81,13 +88,16 @@ func (l *Listener) publish(e Event) {
 
 // Run listens until ctx ends, reconnecting with backoff. After a reconnect it
 // publishes an event on every topic, since notifications sent while it was
-// away are lost and subscribers must look again.
+// away are lost and subscribers must look again. The backoff stays short
+// (at most a second) because the server is not ready while it waits.
 func (l *Listener) Run(ctx context.Context) {
+	defer l.health.listenerGone(l)
 	backoff := 250 * time.Millisecond
 	first := true
 	for ctx.Err() == nil {
 		err := l.listen(ctx, func() {
 			backoff = 250 * time.Millisecond
+			l.health.listenerUp(l)
 			if !first {
 				for _, ch := range Channels {
 					l.publish(Event{Topic: Topic(ch), Payload: "reconnect"})
@@ -98,13 +108,14 @@ func (l *Listener) Run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
+		l.health.listenerDown(l, err)
 		l.logger.Warn("listener: connection lost; reconnecting", "err", err, "in", backoff)
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(backoff):
 		}
-		backoff = min(backoff*2, 10*time.Second)
+		backoff = min(backoff*2, time.Second)
 	}
 }
 

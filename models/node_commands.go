@@ -51,7 +51,7 @@ func EnqueueCommand(ctx context.Context, db bun.IDB, nodeID, jobID int64, kind s
 	if _, err := db.NewInsert().Model(c).Returning("*").Exec(ctx); err != nil {
 		return nil, fmt.Errorf("models: %s command for job %d on node %d: %w", kind, jobID, nodeID, err)
 	}
-	return c, Notify(ctx, db, ChannelGPUs, fmt.Sprintf("%s%d", CommandSignal, nodeID))
+	return c, Signal(ctx, db, ChannelGPUs, fmt.Sprintf("%s%d", CommandSignal, nodeID))
 }
 
 // PendingCommands returns node's unanswered commands, oldest first, and
@@ -110,4 +110,11 @@ func JobNode(ctx context.Context, db bun.IDB, jobID int64) (int64, error) {
 	err := db.NewRaw(`SELECT g.node_id FROM allocations a JOIN gpus g ON g.id = a.gpu_id
 WHERE a.job_id = ? AND a.released_at IS NULL ORDER BY g.node_id LIMIT 1`, jobID).Scan(ctx, &id)
 	return id, notFound(err, fmt.Sprintf("node of job %d", jobID))
+}
+
+// GetCommand returns command id, or ErrNotFound.
+func GetCommand(ctx context.Context, db bun.IDB, id int64) (*NodeCommand, error) {
+	c := new(NodeCommand)
+	err := db.NewSelect().Model(c).Where("id = ?", id).Scan(ctx)
+	return c, notFound(err, fmt.Sprintf("command %d", id))
 }

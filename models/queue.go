@@ -54,7 +54,7 @@ func ListJobs(ctx context.Context, db bun.IDB, f JobFilter) ([]Job, error) {
 // reason changes or it comes within it (a new job ahead of ten thousand
 // others would otherwise rewrite them all on every pass). Beyond it the
 // queue's order is approximate; no ETA is estimated there anyway.
-const ExactPositionsUpTo = 1000
+const ExactPositionsUpTo = 100
 
 // explanationChanged reports whether a job's word e is worth writing over
 // p: another position (within ExactPositionsUpTo), code, reason, or ETA to
@@ -135,5 +135,5 @@ func SetJobPriority(ctx context.Context, db bun.IDB, id int64, priority int, now
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("models: set priority of job %d: %w", id, ErrNotFound)
 	}
-	return Notify(ctx, db, ChannelJobs, fmt.Sprint(id))
+	return Signal(ctx, db, ChannelJobs, fmt.Sprint(id))
 }

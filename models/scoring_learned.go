@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -59,26 +60,26 @@ func CompletionObservation(ctx context.Context, db bun.IDB, j *Job, end time.Tim
 	return o, true, nil
 }
 
-// applyLearned puts what the scoring model learned to use in the snapshot.
-// Every job that announced no duration gets the learned runtime of its job
-// type: on the model of the GPUs it holds when running, else averaged (in
-// log space) over the GPU models it may run on; a job type never observed
-// keeps 0, so the scheduler's DefaultDuration applies. On a cluster of
-// several GPU models, pending jobs that accept any are steered by the score
-// (steerByScore). jobTypes holds the job type of every job that has one.
-func applyLearned(ctx context.Context, db bun.IDB, s *scheduler.Snapshot, jobTypes map[int64]string) error {
+// applyLearned puts what the scoring model (configuration c) learned to
+// use in the snapshot. Every job that announced no duration gets the learned
+// runtime of its job type (LearnedEstimate set): on the model of the GPUs it
+// holds when running, else averaged (in log space) over the GPU models it
+// may run on; a job type never observed keeps 0, so the scheduler's
+// DefaultDuration applies. On a cluster of several GPU models, pending jobs
+// that accept any carry their job type, and Snapshot.Steering what each of
+// those job types is expected to cost on each model (c.ExpectedCost) and its
+// learned runtime there: the core steers them (internal/scheduler,
+// steer.go). jobTypes holds the job type of every job that has one.
+func applyLearned(ctx context.Context, db bun.IDB, s *scheduler.Snapshot, jobTypes map[int64]string, c scoring.Config) error {
 	var ids []int64
-	announced := map[int64]bool{}
 	steer := false // several GPU models: jobs that accept any may be steered
 	for _, g := range s.GPUs {
 		steer = steer || g.Model != s.GPUs[0].Model
 	}
+	steerable := func(k int, j *scheduler.Job) bool { return steer && k == 0 && j.GPUModel == "" && j.NodeID == 0 }
 	for k, list := range [][]scheduler.Job{s.Pending, s.Running} {
-		for _, j := range list {
-			if j.EstimatedDuration > 0 {
-				announced[j.ID] = true
-			}
-			if j.EstimatedDuration <= 0 || (steer && k == 0 && j.GPUModel == "" && j.NodeID == 0) {
+		for i := range list {
+			if j := &list[i]; j.EstimatedDuration <= 0 || steerable(k, j) {
 				ids = append(ids, j.ID)
 			}
 		}
@@ -111,7 +112,6 @@ func applyLearned(ctx context.Context, db bun.IDB, s *scheduler.Snapshot, jobTyp
 		models = append(models, g.Model)
 	}
 	models = scoring.Distinct(models)
-	est := scoring.DefaultConfig()
 	known := map[string]bool{}
 	for k := range st.Runtime {
 		known[k.JobType] = true
@@ -130,22 +130,32 @@ func applyLearned(ctx context.Context, db bun.IDB, s *scheduler.Snapshot, jobTyp
 			if !running && !strings.Contains(strings.ToLower(m), strings.ToLower(j.GPUModel)) {
 				continue
 			}
-			sum += est.Estimate(st, jt, m).LogMean
+			sum += c.Estimate(st, jt, m).LogMean
 			n++
 		}
-		mean := est.PriorFor(st, jt, "").LogMean
+		mean := c.PriorFor(st, jt, "").LogMean
 		if n > 0 {
 			mean = sum / float64(n)
 		}
-		secs := math.Min(math.Round(math.Exp(mean)), scoring.MaxRuntimeS)
-		j.EstimatedDuration = max(time.Second, time.Duration(secs)*time.Second)
+		j.EstimatedDuration, j.LearnedEstimate = scoring.RuntimeDuration(math.Exp(mean)), true
 	}
+	steered := map[string]bool{}
 	for i := range s.Pending {
-		learn(&s.Pending[i], false)
+		j := &s.Pending[i]
+		learn(j, false)
+		if jt := typeOf[j.ID]; known[jt] && steerable(0, j) {
+			j.JobType = jt
+			steered[jt] = true
+		}
 	}
 	for i := range s.Running {
 		learn(&s.Running[i], true)
 	}
-	steerByScore(s, st, known, typeOf, announced)
+	for _, jt := range slices.Sorted(maps.Keys(steered)) {
+		for _, m := range models {
+			e := c.Estimate(st, jt, m)
+			s.Steering = append(s.Steering, scheduler.SteerCost{JobType: jt, GPUModel: m, Cost: c.ExpectedCost(e), Runtime: scoring.RuntimeDuration(e.Mu)})
+		}
+	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
 	"github.com/gpuscheduler/gpuscheduler/models"
@@ -125,72 +126,160 @@ func nodeOf(t *testing.T, db *models.DB, name, model string, gpus int) {
 	}
 }
 
-// On a cluster of two GPU models, queued jobs that accept any model are
-// steered to the one the model expects to run them faster, spread over the
-// free GPUs, with that model's learned runtime; jobs that name a model, or
-// whose type was never observed, are left alone. On one model nothing is steered.
+// observeBert records and applies n runs of bert on each GPU model, of the
+// given seconds.
+func observeBert(t *testing.T, db *models.DB, runs map[string][]float64) {
+	t.Helper()
+	for gpu, secs := range runs {
+		for _, s := range secs {
+			if _, err := models.RecordObservation(context.Background(), db.Bun, scoring.Observation{JobType: "bert", GPUType: gpu, RuntimeS: s},
+				models.ObservationAPI, nil, testdb.Now); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	applyAll(t, db)
+}
+
+// queue creates queued one-GPU lease jobs and returns their IDs.
+func queue(t *testing.T, db *models.DB, js ...*models.Job) []int64 {
+	t.Helper()
+	owner := testdb.User(t, db, models.RoleMember)
+	var ids []int64
+	for _, j := range js {
+		j.OwnerID, j.GPUCount, j.Executor = owner.ID, 1, models.ExecutorLease
+		if err := models.CreateJob(context.Background(), db.Pool, j, testdb.Now); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, j.ID)
+	}
+	return ids
+}
+
+// steeredModels schedules snap and returns, per job of ids, the GPU model it
+// was steered to ("" none) and the estimate it was scheduled with, and the
+// GPU model of the GPUs it starts on.
+func steeredModels(snap scheduler.Snapshot, ids []int64) (steered []string, est []time.Duration, started []string) {
+	plan := scheduler.Schedule(snap, scheduler.DefaultConfig())
+	model := map[int64]string{}
+	for _, g := range snap.GPUs {
+		model[g.ID] = g.Model
+	}
+	steered, est, started = make([]string, len(ids)), make([]time.Duration, len(ids)), make([]string, len(ids))
+	for k, id := range ids {
+		for _, p := range snap.Pending {
+			if p.ID == id {
+				est[k] = p.EstimatedDuration
+			}
+		}
+		for _, s := range plan.Steered {
+			if s.JobID == id {
+				steered[k], est[k] = s.GPUModel, s.EstimatedDuration
+			}
+		}
+		for _, s := range plan.Starts {
+			if s.JobID == id {
+				started[k] = model[s.GPUIDs[0]]
+			}
+		}
+	}
+	return steered, est, started
+}
+
+// On a cluster of two GPU models the snapshot carries what bert is expected
+// to cost on each, and the pass steers queued jobs that accept any model to
+// the one the model expects to run them faster, spread over the free GPUs,
+// with that model's learned runtime; jobs that name a model, or whose type
+// was never observed, are left alone. On one model nothing is steered.
 func TestSnapshotSteersByScore(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
-		nodes     map[string]string // node → GPU model (2 GPUs each)
-		wantModel []string          // by job: bert, bert, bert, named L4, unknown type
-		wantEst   []time.Duration
+		nodes       map[string]string // node → GPU model (2 GPUs each)
+		wantSteered []string          // by job: bert, bert, bert, named L4, unknown type
+		wantEst     []time.Duration
+		wantStarted []string
 	}{
 		"two models": {
-			nodes:     map[string]string{"n-a100": "A100", "n-l4": "L4"},
-			wantModel: []string{"A100", "A100", "L4", "L4", ""},
-			wantEst:   []time.Duration{100 * time.Second, 100 * time.Second, 400 * time.Second, time.Hour, 0},
+			nodes:       map[string]string{"n-a100": "A100", "n-l4": "L4"},
+			wantSteered: []string{"A100", "A100", "L4", "", ""},
+			wantEst:     []time.Duration{100 * time.Second, 100 * time.Second, 400 * time.Second, time.Hour, 0},
+			wantStarted: []string{"A100", "A100", "L4", "L4", ""},
 		},
 		"one model": {
-			nodes:     map[string]string{"n-a100": "A100", "n-a100b": "A100"},
-			wantModel: []string{"", "", "", "L4", ""},
-			wantEst:   []time.Duration{100 * time.Second, 100 * time.Second, 100 * time.Second, time.Hour, 0},
+			nodes:       map[string]string{"n-a100": "A100", "n-a100b": "A100"},
+			wantSteered: []string{"", "", "", "", ""},
+			wantEst:     []time.Duration{100 * time.Second, 100 * time.Second, 100 * time.Second, time.Hour, 0},
+			wantStarted: []string{"A100", "A100", "A100", "", "A100"},
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			db := testdb.New(t)
-			ctx := context.Background()
 			for n, m := range tc.nodes {
 				nodeOf(t, db, n, m, 2)
 			}
-			for range 3 {
-				for gpu, secs := range map[string]float64{"A100": 100, "L4": 400} {
-					if _, err := models.RecordObservation(ctx, db.Bun, scoring.Observation{JobType: "bert", GPUType: gpu, RuntimeS: secs}, models.ObservationAPI, nil, testdb.Now); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			applyAll(t, db)
-			owner := testdb.User(t, db, models.RoleMember)
+			observeBert(t, db, map[string][]float64{"A100": {100, 100, 100}, "L4": {400, 400, 400}})
 			hour := int64(3600)
-			var ids []int64
-			for _, j := range []*models.Job{{JobType: "bert"}, {JobType: "bert"}, {JobType: "bert"},
-				{JobType: "bert", GPUModel: "L4", EstimatedDurationS: &hour}, {JobType: "never-seen"}} {
-				j.OwnerID, j.GPUCount, j.Executor = owner.ID, 1, models.ExecutorLease
-				if err := models.CreateJob(ctx, db.Pool, j, testdb.Now); err != nil {
-					t.Fatal(err)
-				}
-				ids = append(ids, j.ID)
-			}
-			snap, _, err := models.LoadSnapshot(ctx, db.Bun, testdb.Now, time.Hour)
+			ids := queue(t, db, &models.Job{JobType: "bert"}, &models.Job{JobType: "bert"}, &models.Job{JobType: "bert"},
+				&models.Job{JobType: "bert", GPUModel: "L4", EstimatedDurationS: &hour}, &models.Job{JobType: "never-seen"})
+			snap, _, err := models.LoadSnapshot(context.Background(), db.Bun, testdb.Now, time.Hour, scoring.DefaultConfig())
 			if err != nil {
 				t.Fatal(err)
 			}
-			gotModel, gotEst := make([]string, len(ids)), make([]time.Duration, len(ids))
-			for _, p := range snap.Pending {
-				for k, id := range ids {
-					if p.ID == id {
-						gotModel[k], gotEst[k] = p.GPUModel, p.EstimatedDuration
-					}
-				}
+			steered, est, started := steeredModels(snap, ids)
+			if diff := cmp.Diff(tc.wantSteered, steered); diff != "" {
+				t.Errorf("steered to (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tc.wantModel, gotModel); diff != "" {
-				t.Errorf("GPU models (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tc.wantEst, gotEst); diff != "" {
+			if diff := cmp.Diff(tc.wantEst, est); diff != "" {
 				t.Errorf("estimates (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantStarted, started); diff != "" {
+				t.Errorf("started on (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// The steering costs follow the configured scoring model: bert ran once in
+// 80 s on an L4 and four times in 100 s on an A100. With the default λ (0.3)
+// the L4's expected cost is lower; weighing uncertainty more (λ = 2, as
+// SCHEDULER_LAMBDA_UNCERTAINTY=2 sets it) makes the well-known A100 the
+// better bet, and the job takes that model's runtime as its estimate.
+func TestSteeringFollowsScoringConfig(t *testing.T) {
+	t.Parallel()
+	careful := scoring.DefaultConfig()
+	careful.Lambda = 2
+	tests := map[string]struct {
+		cfg                      scoring.Config
+		wantModel                string
+		wantEst                  time.Duration
+		wantCostL4, wantCostA100 float64 // seconds, rounded
+	}{
+		"defaults": {cfg: scoring.DefaultConfig(), wantModel: "L4", wantEst: 80 * time.Second, wantCostL4: 90, wantCostA100: 104},
+		"λ = 2":    {cfg: careful, wantModel: "A100", wantEst: 100 * time.Second, wantCostL4: 145, wantCostA100: 129},
+	}
+	db := testdb.New(t)
+	nodeOf(t, db, "n-a100", "A100", 2)
+	nodeOf(t, db, "n-l4", "L4", 2)
+	observeBert(t, db, map[string][]float64{"A100": {100, 100, 100, 100}, "L4": {80}})
+	ids := queue(t, db, &models.Job{JobType: "bert"})
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			snap, _, err := models.LoadSnapshot(context.Background(), db.Bun, testdb.Now, time.Hour, tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cost := map[string]float64{}
+			for _, c := range snap.Steering {
+				cost[c.GPUModel] = math.Round(c.Cost)
+			}
+			if diff := cmp.Diff(map[string]float64{"L4": tc.wantCostL4, "A100": tc.wantCostA100}, cost); diff != "" {
+				t.Errorf("expected costs (-want +got):\n%s", diff)
+			}
+			steered, est, started := steeredModels(snap, ids)
+			if steered[0] != tc.wantModel || est[0] != tc.wantEst || started[0] != tc.wantModel {
+				t.Errorf("steered to %q with estimate %v, started on %q; want %q, %v", steered[0], est[0], started[0], tc.wantModel, tc.wantEst)
 			}
 		})
 	}

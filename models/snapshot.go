@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 )
 
 // holdingStates are the states in which a job holds GPUs.
@@ -21,17 +22,19 @@ type Explained map[int64]scheduler.Explanation
 
 // LoadSnapshot reads everything the scheduler decides on, as of now, in the
 // caller's transaction: nodes, present GPUs, jobs holding GPUs, queued jobs
-// (and the explanations they carry), live bookings and holds, and every
-// user's and team's share, cap and decayed usage.
-func LoadSnapshot(ctx context.Context, db bun.IDB, now time.Time, halfLife time.Duration) (scheduler.Snapshot, Explained, error) {
-	return loadSnapshot(ctx, db, now, halfLife, loadJobs)
+// (and the explanations they carry), live bookings and holds, every user's
+// and team's share, cap and decayed usage, and what the scoring model
+// learned of the jobs' types, read with configuration sc (a valid one: the
+// server's, read once at start).
+func LoadSnapshot(ctx context.Context, db bun.IDB, now time.Time, halfLife time.Duration, sc scoring.Config) (scheduler.Snapshot, Explained, error) {
+	return loadSnapshot(ctx, db, now, halfLife, sc, loadJobs)
 }
 
 // jobLoader fills a snapshot's pending and running jobs, their
 // explanations and job types.
 type jobLoader func(ctx context.Context, db bun.IDB, s *scheduler.Snapshot, prev Explained, types map[int64]string) error
 
-func loadSnapshot(ctx context.Context, db bun.IDB, now time.Time, halfLife time.Duration, jobs jobLoader) (scheduler.Snapshot, Explained, error) {
+func loadSnapshot(ctx context.Context, db bun.IDB, now time.Time, halfLife time.Duration, sc scoring.Config, jobs jobLoader) (scheduler.Snapshot, Explained, error) {
 	s := scheduler.Snapshot{Now: now, Users: map[int64]scheduler.Principal{}, Teams: map[int64]scheduler.Principal{}}
 	prev := Explained{}
 	nodes, err := ListNodes(ctx, db)
@@ -48,8 +51,8 @@ func loadSnapshot(ctx context.Context, db bun.IDB, now time.Time, halfLife time.
 	if err := jobs(ctx, db, &s, prev, types); err != nil {
 		return s, nil, err
 	}
-	// The scoring model's learned runtimes and GPU-model steering (scoring_learned.go).
-	if err := applyLearned(ctx, db, &s, types); err != nil {
+	// The scoring model's learned runtimes and steering costs (scoring_learned.go).
+	if err := applyLearned(ctx, db, &s, types, sc); err != nil {
 		return s, nil, err
 	}
 	if err := loadBookings(ctx, db, &s); err != nil {
@@ -93,7 +96,7 @@ const snapshotJobColumns = `j.id, j.owner_id, j.team_id, j.state, j.name, j.gpu_
        j.allow_multi_node, j.priority, j.preemptible, j.submitted_at, j.node_id, j.estimated_duration_s,
        j.job_type, coalesce(j.started_at, j.scheduled_at),
        j.queue_position, j.pending_code, j.pending_reason, j.estimated_start_at,
-       j.checkpoint, j.stop_grace_s, j.attained_gpu_s, j.preempted_at`
+       j.checkpoint, j.stop_grace_s, j.attained_gpu_s, j.preempted_at, j.stop_kind <> ''`
 
 // snapshotJobsQuery reads every queued job and every job holding GPUs, in
 // submission order.
@@ -126,7 +129,7 @@ func scanJob(r rows) (snapJob, error) {
 	if err := r.Scan(&sj.ID, &sj.UserID, &teamID, &out.state, &sj.Name, &sj.GPUCount, &mem, &sj.GPUModel,
 		&sj.AllowMultiNode, &sj.Priority, &sj.Preemptible, &sj.SubmittedAt, &node, &est,
 		&out.jobType, &started, &position, &out.ex.Code, &out.ex.Reason, &eta,
-		&sj.Checkpoint, &graceS, &sj.AttainedGPUSeconds, &preempt); err != nil {
+		&sj.Checkpoint, &graceS, &sj.AttainedGPUSeconds, &preempt, &sj.Stopping); err != nil {
 		return out, fmt.Errorf("models: snapshot jobs: %w", err)
 	}
 	if teamID != nil {
@@ -240,6 +243,7 @@ func SchedulerJob(j *Job) scheduler.Job {
 	if j.PreemptedAt != nil {
 		sj.PreemptedAt = *j.PreemptedAt
 	}
+	sj.Stopping = j.Stopping()
 	return sj
 }
 

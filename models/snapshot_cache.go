@@ -12,6 +12,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 )
 
 // SnapshotRebuildEvery bounds how long an in-memory snapshot lives on
@@ -59,7 +60,7 @@ func (c *SnapshotCache) Invalidate() {
 
 // Load is LoadSnapshot in the pass's transaction, from memory and the jobs
 // changed since the previous load.
-func (c *SnapshotCache) Load(ctx context.Context, tx *Tx, now time.Time, halfLife time.Duration) (scheduler.Snapshot, Explained, error) {
+func (c *SnapshotCache) Load(ctx context.Context, tx *Tx, now time.Time, halfLife time.Duration, sc scoring.Config) (scheduler.Snapshot, Explained, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	last, err := LastPass(ctx, tx)
@@ -67,7 +68,7 @@ func (c *SnapshotCache) Load(ctx context.Context, tx *Tx, now time.Time, halfLif
 		c.valid = false
 		return scheduler.Snapshot{}, nil, err
 	}
-	s, prev, err := loadSnapshot(ctx, tx, now, halfLife, func(ctx context.Context, db bun.IDB, s *scheduler.Snapshot, prev Explained, types map[int64]string) error {
+	s, prev, err := loadSnapshot(ctx, tx, now, halfLife, sc, func(ctx context.Context, db bun.IDB, s *scheduler.Snapshot, prev Explained, types map[int64]string) error {
 		return c.loadJobs(ctx, db, s, prev, types, now, last.PassesTotal)
 	})
 	if err != nil {

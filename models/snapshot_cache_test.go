@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -39,6 +40,7 @@ func checkSnapshotCache(t *testing.T, seed uint64) {
 	}
 	now := testdb.Now
 	cache := models.NewSnapshotCache()
+	lc := &models.Lifecycle{}
 	var jobs []int64
 	free := append([]int64(nil), gpus...)
 	held := map[int64][]int64{}
@@ -67,13 +69,12 @@ func checkSnapshotCache(t *testing.T, seed uint64) {
 				if j.State != models.JobQueued || len(free) < j.GPUCount {
 					continue
 				}
-				for _, to := range []string{models.JobScheduled, models.JobAllocating, models.JobRunning} {
-					if _, err := models.MoveJob(ctx, tx, id, to, "test", nil, now); err != nil {
-						t.Fatal(err)
-					}
-				}
 				held[id], free = free[:j.GPUCount:j.GPUCount], free[j.GPUCount:]
-				if _, err := models.Allocate(ctx, tx, id, j.OwnerID, held[id], now); err != nil {
+				lj, err := lc.Lock(ctx, tx, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := lc.Place(ctx, tx, lj, models.Placement{GPUIDs: held[id], Reason: "test"}, now); err != nil {
 					t.Fatal(err)
 				}
 			case op < 8: // end a job: running completes, queued is canceled
@@ -82,20 +83,21 @@ func checkSnapshotCache(t *testing.T, seed uint64) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				switch j.State {
-				case models.JobRunning:
-					if _, err := models.ReleaseJob(ctx, tx, id, "done", now); err != nil {
-						t.Fatal(err)
-					}
+				if models.IsTerminal(j.State) {
+					continue
+				}
+				lj, err := lc.Lock(ctx, tx, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				kind := models.StopCancel
+				if j.State == models.JobRunning {
+					kind = models.StopRelease
 					free = append(free, held[id]...)
 					delete(held, id)
-					if _, err := models.MoveJob(ctx, tx, id, models.JobCompleted, "done", nil, now); err != nil {
-						t.Fatal(err)
-					}
-				case models.JobQueued:
-					if _, err := models.MoveJob(ctx, tx, id, models.JobCanceled, "test", nil, now); err != nil {
-						t.Fatal(err)
-					}
+				}
+				if err := lc.RequestStop(ctx, tx, lj, models.StopRequest{Kind: kind, Reason: "test"}, now); err != nil {
+					t.Fatal(err)
 				}
 			default:
 				id := jobs[rng.IntN(len(jobs))]
@@ -119,7 +121,7 @@ func checkSnapshotCache(t *testing.T, seed uint64) {
 		var total int64
 		err := db.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
 			if other {
-				fresh, prev, err := models.LoadSnapshot(ctx, tx, now, time.Hour)
+				fresh, prev, err := models.LoadSnapshot(ctx, tx, now, time.Hour, scoring.DefaultConfig())
 				if err != nil {
 					return err
 				}
@@ -128,11 +130,11 @@ func checkSnapshotCache(t *testing.T, seed uint64) {
 				}
 				return models.RecordPass(ctx, tx, &models.PassStats{At: now})
 			}
-			got, gotPrev, err := cache.Load(ctx, tx, now, time.Hour)
+			got, gotPrev, err := cache.Load(ctx, tx, now, time.Hour, scoring.DefaultConfig())
 			if err != nil {
 				return err
 			}
-			want, wantPrev, err := models.LoadSnapshot(ctx, tx, now, time.Hour)
+			want, wantPrev, err := models.LoadSnapshot(ctx, tx, now, time.Hour, scoring.DefaultConfig())
 			if err != nil {
 				return err
 			}

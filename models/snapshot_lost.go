@@ -27,7 +27,7 @@ func loadLost(ctx context.Context, db bun.IDB, s *scheduler.Snapshot, now time.T
 	}
 	err := db.NewRaw(`
 SELECT coalesce(sum(greatest(0, extract(epoch FROM least(coalesce(a.released_at, ?0), ?0) - greatest(a.created_at, ?1)))), 0) AS held,
-       coalesce(sum(CASE WHEN a.release_reason LIKE 'preempted for job%' AND a.released_at IS NOT NULL THEN
+       coalesce(sum(CASE WHEN a.end_cause = 'preempted' AND a.released_at IS NOT NULL THEN
            CASE WHEN j.checkpoint THEN least(j.stop_grace_s, extract(epoch FROM a.released_at - a.created_at))
                 ELSE extract(epoch FROM a.released_at - a.created_at) END
          ELSE 0 END), 0) AS lost

@@ -15,6 +15,18 @@ import (
 
 type probeArgs struct{ JobID int64 }
 
+// handsNothing is an executor that takes no job: a job placed for it stays
+// scheduled.
+type handsNothing struct{}
+
+func (handsNothing) Hand(context.Context, *models.Tx, *models.Job, []models.JobGPU, time.Time) (models.Handover, error) {
+	return models.Handover{}, nil
+}
+
+func (handsNothing) Stop(context.Context, *models.Tx, *models.Job, time.Duration, time.Time) (bool, error) {
+	return true, nil
+}
+
 func (probeArgs) Kind() string { return "probe" }
 
 // A River job inserted with InsertTx in the same transaction as a state
@@ -40,8 +52,14 @@ func TestInTxCarriesRiverInserts(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			job := testdb.Job(t, db, owner, 1)
+			_, gpus := testdb.Node(t, db, 1)
 			err := db.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-				if _, err := models.MoveJob(ctx, tx, job.ID, models.JobScheduled, "test", nil, testdb.Now); err != nil {
+				lc := &models.Lifecycle{Executors: map[string]models.Executor{models.ExecutorNode: handsNothing{}}}
+				j, err := lc.Lock(ctx, tx, job.ID)
+				if err != nil {
+					return err
+				}
+				if err := lc.Place(ctx, tx, j, models.Placement{GPUIDs: gpus, Reason: "test"}, testdb.Now); err != nil {
 					return err
 				}
 				if _, err := client.InsertTx(ctx, tx.PGX(), probeArgs{JobID: job.ID}, nil); err != nil {

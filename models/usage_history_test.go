@@ -83,21 +83,11 @@ func TestGPUHoursOver(t *testing.T) {
 	ctx := context.Background()
 	_, gpus := testdb.Node(t, db, 4)
 	ana, bob := testdb.User(t, db, models.RoleMember), testdb.User(t, db, models.RoleMember)
-	jobA, jobB := testdb.Job(t, db, ana, 2), testdb.Job(t, db, bob, 1)
+	jobA, jobB := testdb.Lease(t, db, ana, 2), testdb.Lease(t, db, bob, 1)
 	start := t0.Add(30 * time.Minute)
-	err := db.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		if _, err := models.Allocate(ctx, tx, jobA.ID, ana.ID, gpus[:2], start); err != nil {
-			return err
-		}
-		if _, err := models.Allocate(ctx, tx, jobB.ID, bob.ID, gpus[2:3], start); err != nil {
-			return err
-		}
-		_, err := models.ReleaseJob(ctx, tx, jobA.ID, "done", start.Add(3*time.Hour))
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testdb.Start(t, db, jobA.ID, gpus[:2], start)
+	testdb.Start(t, db, jobB.ID, gpus[2:3], start)
+	testdb.End(t, db, jobA.ID, models.StopRelease, start.Add(3*time.Hour))
 	now := t0.Add(5 * time.Hour) // bob's GPU is still held: 4.5 GPU-hours so far
 	r := models.NewUsageRange(now, 24*time.Hour, 24)
 	all, err := models.GPUHoursOver(ctx, db.Bun, r, now, 0)

@@ -91,7 +91,7 @@ func BenchmarkSSESubscribers(b *testing.B) {
 	}
 	connected.Wait()
 	tick := func(n int) {
-		if err := models.Notify(ctx, s.DB.Bun, models.ChannelGPUs, fmt.Sprintf("bench:%d", n)); err != nil {
+		if err := models.Signal(ctx, s.DB.Bun, models.ChannelGPUs, fmt.Sprintf("bench:%d", n)); err != nil {
 			b.Fatal(err)
 		}
 		time.Sleep(time.Second)

@@ -229,7 +229,8 @@ func TestBookingLiveLimit(t *testing.T) {
 }
 
 // Named GPUs and counts share one pool: with 6 of 8 GPUs booked by count
-// and 2 more by name, a ninth is refused, and the message names both.
+// and 2 more by name, a ninth is refused, and the message names both; the
+// GPUs a count keeps are the same over its whole window.
 func TestBookingNamedAndCountShareThePool(t *testing.T) {
 	t.Parallel()
 	s := withNode(t, 8)
@@ -250,9 +251,15 @@ func TestBookingNamedAndCountShareThePool(t *testing.T) {
 	if st != 409 || code != "booking_clash" || !strings.Contains(msg, anaUser.Email) || !strings.Contains(msg, boUser.Email) {
 		t.Fatalf("a ninth GPU by name: %d %s", st, body)
 	}
-	// Outside bo's window, one GPU by name fits beside ana's 6.
+	// A booking keeps the same GPUs all its window: ana's 6 keep off bo's 2
+	// all day, so after bo's window one of bo's GPUs fits by name, and none
+	// of ana's does, though only 7 of the 8 GPUs are booked then.
 	from, to = window(13, 14)
-	if st, body := s.Do(t, "POST", "/api/v1/bookings", cy, fmt.Sprintf(`{"gpu_ids":[%d],"starts_at":%q,"ends_at":%q}`, ids[0], from, to)); st != 201 {
-		t.Fatalf("a GPU by name after bo's window: %d %s", st, body)
+	if st, body := s.Do(t, "POST", "/api/v1/bookings", cy, fmt.Sprintf(`{"gpu_ids":[%d],"starts_at":%q,"ends_at":%q}`, ids[6], from, to)); st != 201 {
+		t.Fatalf("one of bo's GPUs by name after bo's window: %d %s", st, body)
+	}
+	st, body = s.Do(t, "POST", "/api/v1/bookings", cy, fmt.Sprintf(`{"gpu_ids":[%d],"starts_at":%q,"ends_at":%q}`, ids[0], from, to))
+	if msg, code := testserver.APIError(t, body); st != 409 || code != "booking_clash" || !strings.Contains(msg, anaUser.Email) {
+		t.Fatalf("one of ana's GPUs by name after bo's window: %d %s", st, body)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
 	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
+	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
 	"github.com/gpuscheduler/gpuscheduler/internal/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -113,12 +114,7 @@ func TestCalendarShowsRunningJobs(t *testing.T) {
 	if err := s.DB.Bun.NewSelect().Table("gpus").Column("id").Order("id").Limit(1).Scan(t.Context(), &gpuID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.DB.Bun.NewUpdate().Table("jobs").Set("state = 'running'").Set("started_at = ?", now).Where("id = ?", j.ID).Exec(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := models.Allocate(t.Context(), s.DB.Bun, j.ID, u.ID, []int64{gpuID}, now); err != nil {
-		t.Fatal(err)
-	}
+	testdb.Start(t, s.DB, j.ID, []int64{gpuID}, now)
 	tokyo, _ := time.LoadLocation("Asia/Tokyo")
 	end := now.Add(90 * time.Minute).In(tokyo)
 	page := getPage(t, ana, s.URL+"/bookings")

@@ -1,9 +1,15 @@
 package web_test
 
 import (
+	"os"
 	"testing"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
 )
 
-func TestMain(m *testing.M) { testdb.Main(m) }
+func TestMain(m *testing.M) {
+	if client, code := runBenchClient(); client { // BenchmarkSubmissionCPU's submitting process
+		os.Exit(code)
+	}
+	testdb.Main(m)
+}

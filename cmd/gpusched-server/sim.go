@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
-	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/internal/sim"
 )
 
@@ -33,8 +32,9 @@ type simFlags struct {
 	checkpointable         float64         // share of jobs that checkpoint
 	restartOverhead        time.Duration   // a resumed run's reload time
 	report                 string          // --report FILE.html
-	idle                   sim.IdleOptions // --idle-reclaim (issue 13)
+	idle                   sim.IdleOptions // --idle-reclaim
 	idleReclaim            bool
+	noSteer                bool
 }
 
 func newSimCmd() *cobra.Command {
@@ -70,7 +70,8 @@ default ("default") are compared, in this order:
 	fl := cmd.Flags()
 	fl.StringVar(&f.trace, "trace", "", "trace file (required)")
 	fl.StringVar(&f.format, "format", "", "trace format: "+strings.Join(sim.Formats, ", ")+" (default: from the header)")
-	fl.StringVar(&f.cluster, "cluster", "2x8:H100", "simulated cluster, NODESxGPUS:MODEL")
+	fl.StringVar(&f.cluster, "cluster", "2x8:H100", "simulated cluster, NODESxGPUS:MODEL; @F after a model makes jobs run F times their trace runtime there, + joins node groups (1x8:L4@2.5+1x8:H100)")
+	fl.BoolVar(&f.noSteer, "no-steer", false, "on a cluster of several GPU models, do not steer jobs between them by the scoring model (SCHEDULER_* settings)")
 	fl.Float64Var(&f.load, "load", 0.9, "offered load to scale arrivals to (0: trace times)")
 	fl.IntVar(&f.users, "users", 15, "users to hash jobs into (traces without users)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the user hash and the estimate noise")
@@ -86,7 +87,7 @@ default ("default") are compared, in this order:
 	fl.Float64Var(&f.checkpointable, "checkpointable", 0.5, "share of jobs that checkpoint (0-1): preempted, they keep their progress and resume after --restart-overhead")
 	fl.StringVar(&f.report, "report", "", "also write FILE.html: one self-contained page with the CDFs of waits and JCTs, utilization over time and per-user slowdown")
 	fl.DurationVar(&f.restartOverhead, "restart-overhead", sim.DefaultRestartOverhead, "reload time of each resumed run of a checkpointing job (GPU time lost)")
-	// Idle reclaim (issue 13): what giving idle GPUs back would return.
+	// Idle reclaim: what giving idle GPUs back would return.
 	fl.BoolVar(&f.idleReclaim, "idle-reclaim", false, "report the GPU time an idle release policy would give back (idle tails marked per --idle-share, --idle-tail-mean)")
 	fl.Float64Var(&f.idle.Share, "idle-share", 0.2, "share of jobs whose GPUs sit idle at the end of their hold")
 	fl.DurationVar(&f.idle.TailMean, "idle-tail-mean", 2*time.Hour, "mean idle tail (exponential, capped at the runtime)")
@@ -112,12 +113,18 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	if err != nil {
 		return err
 	}
+	var problems []string
+	sc, _ := scoringConfig(os.Getenv, func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) })
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
 	w, err := sim.Prepare(tr.Jobs, c, sim.PrepareOptions{Limit: f.limit, Load: f.load, EstimateNoise: f.noise, Seed: f.seed,
-		NoEstimates: f.estimates == "none", Checkpointable: f.checkpointable, RestartOverhead: f.restartOverhead})
+		NoEstimates: f.estimates == "none", Checkpointable: f.checkpointable, RestartOverhead: f.restartOverhead,
+		NoSteering: f.noSteer, Scoring: sc})
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.trace, err)
 	}
-	if err := sim.LearnDistributions(w, scoring.DefaultConfig()); err != nil {
+	if err := sim.LearnDistributions(w, sc); err != nil {
 		return err
 	}
 	switch f.estimates {
@@ -130,7 +137,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		if f.noise > 0 {
 			return errors.New("--estimates learned replaces what jobs announce: leave out --estimate-noise")
 		}
-		sum, err := sim.LearnEstimates(w, scoring.DefaultConfig(), time.Duration(scheduler.DefaultConfig().DefaultDuration))
+		sum, err := sim.LearnEstimates(w, sc, time.Duration(scheduler.DefaultConfig().DefaultDuration))
 		if err != nil {
 			return err
 		}
@@ -139,7 +146,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	default:
 		return fmt.Errorf("--estimates %q must be exact, none or learned", f.estimates)
 	}
-	if f.idleReclaim { // issue 13
+	if f.idleReclaim {
 		f.idle.Seed = f.seed
 		r, err := sim.CompareIdle(w, policies, f.idle, runtime.GOMAXPROCS(0))
 		if err != nil {

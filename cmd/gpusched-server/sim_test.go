@@ -83,3 +83,36 @@ func TestSimErrors(t *testing.T) {
 		})
 	}
 }
+
+// A cluster of two GPU models steers jobs between them (the report says
+// so): at a load light enough that both models often have free GPUs, jobs
+// complete sooner than with --no-steer, which leaves them on the first
+// node group's slower GPUs.
+func TestSimSteering(t *testing.T) {
+	t.Parallel()
+	args := []string{"--trace", simExcerpt, "--cluster", "1x8:L4@2.5+1x8:H100", "--policy", "fcfs", "--load", "0.2"}
+	out, err := runSimCmd(t, args...)
+	if err != nil || !strings.Contains(out, "1x8:L4@2.5+1x8:H100: 16 GPUs on 2 nodes") || !strings.Contains(out, "jobs steered between GPU models") {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	jct := func(extra ...string) float64 {
+		t.Helper()
+		out, err := runSimCmd(t, append(append(args, "--json"), extra...)...)
+		var got []map[string]any
+		if err != nil || json.Unmarshal([]byte(out), &got) != nil || len(got) != 1 {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return got[0]["avg_jct_s"].(float64)
+	}
+	if steered, plain := jct(), jct("--no-steer"); steered >= plain {
+		t.Errorf("mean JCT %.0f s with steering, %.0f s without", steered, plain)
+	}
+}
+
+// A scoring setting out of range is refused, as the server refuses it.
+func TestSimScoringSettings(t *testing.T) {
+	t.Setenv("SCHEDULER_LAMBDA_UNCERTAINTY", "-1")
+	if _, err := runSimCmd(t, "--trace", simExcerpt, "--policy", "fcfs"); err == nil || !strings.Contains(err.Error(), "SCHEDULER_LAMBDA_UNCERTAINTY") {
+		t.Fatalf("error %v, want one naming SCHEDULER_LAMBDA_UNCERTAINTY", err)
+	}
+}

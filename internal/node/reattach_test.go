@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
-	"github.com/gpuscheduler/gpuscheduler/jobs"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -87,5 +86,4 @@ func TestAgentReportsVanishedRunLost(t *testing.T) {
 	if !strings.Contains(strings.Join(reasons, "\n"), "lost on its node") {
 		t.Fatalf("no lost move in %q", reasons)
 	}
-	_ = jobs.StateLost
 }

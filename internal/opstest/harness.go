@@ -135,10 +135,17 @@ func (pg *PG) KillPostmaster() {
 	}
 }
 
-// Pool connects to the cluster for the test's own queries.
+// Pool connects to the cluster for the test's own queries, named opstest
+// (application_name) so that a test can end the server's sessions and keep
+// its own.
 func (pg *PG) Pool() *pgxpool.Pool {
 	pg.t.Helper()
-	pool, err := pgxpool.New(context.Background(), pg.URL)
+	cfg, err := pgxpool.ParseConfig(pg.URL)
+	if err != nil {
+		pg.t.Fatal(err)
+	}
+	cfg.ConnConfig.RuntimeParams["application_name"] = "opstest"
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		pg.t.Fatal(err)
 	}
@@ -223,13 +230,16 @@ type Server struct {
 	URL string
 }
 
+// sessionKeyEnv is the session key of every test server.
+const sessionKeyEnv = "GPUSCHED_SESSION_KEY=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
 // serverEnv is the production-like environment of a test server.
 func serverEnv(dbURL string, port int, extra ...string) []string {
 	return append([]string{
 		"DATABASE_URL=" + dbURL,
 		"GPUSCHED_LISTEN=127.0.0.1:" + strconv.Itoa(port),
 		"GPUSCHED_BASE_URL=http://127.0.0.1:" + strconv.Itoa(port),
-		"GPUSCHED_SESSION_KEY=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+		sessionKeyEnv,
 		"GPUSCHED_HEARTBEAT_INTERVAL=1s",
 		"GPUSCHED_NODE_DOWN_AFTER=4s",
 		"GPUSCHED_LOG_LEVEL=info",
@@ -313,6 +323,10 @@ type Job struct {
 	ExitCode *int   `json:"exit_code"`
 }
 
+// apiClient gives up on a request the server never answers, so that a
+// hung request fails its test instead of stalling it.
+var apiClient = &http.Client{Timeout: 30 * time.Second}
+
 // api sends a JSON request with a bearer token.
 func api(ctx context.Context, method, url, token string, body, out any) (int, error) {
 	var rd io.Reader
@@ -326,7 +340,7 @@ func api(ctx context.Context, method, url, token string, body, out any) (int, er
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := apiClient.Do(req)
 	if err != nil {
 		return 0, err
 	}

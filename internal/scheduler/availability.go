@@ -22,7 +22,8 @@ type node struct {
 // gpu is one present accelerator as the pass sees it.
 type gpu struct {
 	id     int64
-	node   int32 // index into pass.nodes
+	model  string // GPU.Model as given
+	node   int32  // index into pass.nodes
 	index  int
 	group  int
 	class  int32 // index into pass.classes: (lowercased model, memory)
@@ -84,7 +85,7 @@ func (p *pass) index(s *Snapshot) {
 		gi := int32(len(p.gpus))
 		p.byID[g.ID] = gi
 		usable := g.Healthy && !g.Drained && !g.Foreign && n.Up && !n.Drained
-		p.gpus = append(p.gpus, gpu{id: g.ID, node: ni, index: g.Index, group: g.NVLinkGroup,
+		p.gpus = append(p.gpus, gpu{id: g.ID, model: g.Model, node: ni, index: g.Index, group: g.NVLinkGroup,
 			class: ci, usable: usable, holder: -1})
 		p.nodes[ni].gpus = append(p.nodes[ni].gpus, gi)
 		p.largest = max(p.largest, len(p.nodes[ni].gpus))
@@ -118,6 +119,9 @@ func (p *pass) indexRunning(s *Snapshot) {
 		r.end = max(0, p.rel(j.StartedAt.Add(p.duration(j))))
 		if r.end == 0 && p.cfg.isLAS() && p.cfg.LAS.LearnedOverrun {
 			r.end = p.overrunLeft(j)
+		}
+		if j.Stopping { // asked to stop: gone within its grace
+			r.end = min(r.end, int64(stopGrace(j)))
 		}
 		for _, id := range j.GPUs {
 			gi, ok := p.byID[id]

@@ -23,12 +23,36 @@ type booking struct {
 // can, and only then prefers one node, best fit, owner-held and soon-free
 // GPUs first so that GPUs free now stay open for jobs. A booking that
 // cannot get enough ready GPUs also pins the ones expected to free first.
+//
+// Those preferences follow the jobs running now; booking admission
+// (AdmitBookings) pins with none. When the preferences leave GPUs of some
+// booking unpinned, the bookings are pinned again as admission pins them,
+// and that pinning is kept if it leaves fewer GPUs unpinned: a set of
+// bookings admission accepted is pinned in full on the cluster it was
+// admitted on, whatever runs.
 func (p *pass) pinBookings(s *Snapshot) {
+	order := p.bookingOrder(s)
+	p.pinInOrder(order, false)
+	short := p.unpinned()
+	if short == 0 {
+		return
+	}
+	prefBookings, prefPins := p.bookings, p.pins
+	p.pinInOrder(order, true)
+	if p.unpinned() >= short {
+		p.bookings, p.pins = prefBookings, prefPins
+	}
+}
+
+// bookingOrder lists the bookings of s that claim GPUs at some time from
+// now on (each ID once), in the order they pin: named GPUs first, then
+// fewest eligible GPUs, then start, then ID.
+func (p *pass) bookingOrder(s *Snapshot) []booking {
 	seen := map[int64]bool{}
-	order := []*booking{}
+	var order []booking
 	for i := range s.Bookings {
 		b := &s.Bookings[i]
-		bk := &booking{b: b, start: p.rel(b.Start), end: p.rel(b.End)}
+		bk := booking{b: b, start: p.rel(b.Start), end: p.rel(b.End)}
 		if seen[b.ID] || bk.end <= 0 || bk.end <= bk.start || b.GPUCount < 1 {
 			continue
 		}
@@ -36,20 +60,36 @@ func (p *pass) pinBookings(s *Snapshot) {
 		bk.active = bk.start <= 0
 		order = append(order, bk)
 	}
-	eligible := make(map[*booking]int, len(order))
-	for _, bk := range order {
-		eligible[bk] = len(p.bookingCands(bk))
+	p.pins = nil
+	eligible := make([]int, len(order))
+	for i := range order {
+		eligible[i] = len(p.bookingCands(&order[i]))
 	}
-	slices.SortFunc(order, func(a, b *booking) int {
-		return cmp.Or(cmp.Compare(unnamed(a), unnamed(b)), cmp.Compare(eligible[a], eligible[b]),
+	idx := make([]int, len(order))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(x, y int) int {
+		a, b := &order[x], &order[y]
+		return cmp.Or(cmp.Compare(unnamed(a), unnamed(b)), cmp.Compare(eligible[x], eligible[y]),
 			cmp.Compare(a.start, b.start), cmp.Compare(a.b.ID, b.b.ID))
 	})
+	out := make([]booking, len(order))
+	for i, x := range idx {
+		out[i] = order[x]
+	}
+	return out
+}
+
+// pinInOrder pins the bookings of order one after the other into
+// p.bookings and p.pins; neutral leaves running jobs out of the choice (as
+// admission does).
+func (p *pass) pinInOrder(order []booking, neutral bool) {
 	p.pins = make([][]int32, len(p.gpus))
-	p.bookings = make([]booking, len(order))
-	for bi, bk := range order {
-		p.bookings[bi] = *bk
-		bk = &p.bookings[bi]
-		bk.pins = p.pickPins(bk)
+	p.bookings = slices.Clone(order)
+	for bi := range p.bookings {
+		bk := &p.bookings[bi]
+		bk.pins = p.pickPins(bk, neutral)
 		for _, gi := range bk.pins {
 			p.pins[gi] = append(p.pins[gi], int32(bi))
 			if h := p.gpus[gi].holder; h >= 0 && p.running[h].job.UserID == bk.b.UserID {
@@ -57,6 +97,15 @@ func (p *pass) pinBookings(s *Snapshot) {
 			}
 		}
 	}
+}
+
+// unpinned counts the GPUs the bookings asked for and did not get.
+func (p *pass) unpinned() int {
+	n := 0
+	for i := range p.bookings {
+		n += max(0, p.bookings[i].b.GPUCount-len(p.bookings[i].pins))
+	}
+	return n
 }
 
 // unnamed is 0 for a booking of named GPUs, 1 otherwise.
@@ -102,8 +151,9 @@ func (p *pass) bookingCands(bk *booking) []int32 {
 	return out
 }
 
-// pickPins chooses a booking's GPUs among its candidates (see pinBookings).
-func (p *pass) pickPins(bk *booking) []int32 {
+// pickPins chooses a booking's GPUs among its candidates (see pinBookings);
+// neutral: every candidate is ready and none preferred, as if no job ran.
+func (p *pass) pickPins(bk *booking, neutral bool) []int32 {
 	cs := p.bookingCands(bk)
 	k := bk.b.GPUCount
 	if len(bk.b.GPUIDs) > 0 {
@@ -111,14 +161,14 @@ func (p *pass) pickPins(bk *booking) []int32 {
 	}
 	var ready, late []int32
 	for _, gi := range cs {
-		if p.readyFor(bk, gi) {
+		if neutral || p.readyFor(bk, gi) {
 			ready = append(ready, gi)
 		} else {
 			late = append(late, gi)
 		}
 	}
 	if len(ready) >= k {
-		p.fillCands(ready, func(gi int32) bool { return p.preferredFor(bk, gi) })
+		p.fillCands(ready, func(gi int32) bool { return !neutral && p.preferredFor(bk, gi) })
 		return p.choose(k, true)
 	}
 	slices.SortStableFunc(late, func(a, b int32) int {

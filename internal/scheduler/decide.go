@@ -121,9 +121,9 @@ func (p *pass) becomeHead(qj *qjob, o *outcome, rq *request) {
 	}
 	h := &head{q: qj, t: t, gpus: gs}
 	if p.cfg.Preempts() {
-		if victims, pgs := p.preempt(qj, rq); pgs != nil {
+		if victims, waits, pgs := p.preempt(qj, rq); pgs != nil {
 			h.t, h.gpus, h.preempting = 0, pgs, true
-			o.code, o.reason, o.at = ReasonPreempting, p.preemptingWords(qj.job, victims), time.Time{}
+			o.code, o.reason, o.at = ReasonPreempting, p.preemptingWords(qj.job, victims, waits), time.Time{}
 		}
 	}
 	h.avoid = make([]bool, len(p.gpus))

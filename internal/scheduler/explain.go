@@ -102,7 +102,10 @@ func (p *pass) reservedWords(h *head) string {
 
 // preemptingWords explains the head while its victims stop: "lower-priority"
 // jobs (the priority rule), "checkpointing" ones (LAS demotion), or both.
-func (p *pass) preemptingWords(head *Job, victims []int32) string {
+func (p *pass) preemptingWords(head *Job, victims, waits []int32) string {
+	if len(victims) == 0 {
+		return p.stoppingWords(waits)
+	}
 	ids := make([]string, len(victims))
 	byPrio := 0
 	for i, v := range victims {
@@ -125,6 +128,18 @@ func (p *pass) preemptingWords(head *Job, victims []int32) string {
 	}
 	return fmt.Sprintf("stopping %d %s%s (%s) to free GPUs for it; starts once they stop",
 		len(victims), kind, noun, strings.Join(ids, ", "))
+}
+
+// stoppingWords says that the head waits for jobs already stopping.
+func (p *pass) stoppingWords(waits []int32) string {
+	ids := make([]string, len(waits))
+	for i, v := range waits {
+		ids[i] = fmt.Sprint(p.running[v].job.ID)
+	}
+	if len(waits) == 1 {
+		return fmt.Sprintf("waiting for job %s to stop and free its GPUs; starts once it has", ids[0])
+	}
+	return fmt.Sprintf("waiting for %d jobs (%s) to stop and free their GPUs; starts once they have", len(waits), strings.Join(ids, ", "))
 }
 
 // countGPUs words a number of GPUs: "1 GPU", "8 GPUs".

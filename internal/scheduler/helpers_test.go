@@ -33,6 +33,7 @@ func mem(m int64) jobOpt         { return func(j *Job) { j.MinMemoryMiB = m } }
 func multi() jobOpt              { return func(j *Job) { j.AllowMultiNode = true } }
 func onNode(id int64) jobOpt     { return func(j *Job) { j.NodeID = id } }
 func preemptible() jobOpt        { return func(j *Job) { j.Preemptible = true } }
+func stopping() jobOpt           { return func(j *Job) { j.Stopping = true } }
 
 // pend is a pending job of user, submitted an hour before t0 plus its ID in
 // seconds (so IDs give FCFS order), normal priority, estimated 1h.

@@ -78,9 +78,9 @@ func TestLASDemotion(t *testing.T) {
 		want    []Preemption
 	}{
 		{"demoted checkpointing job", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint()), PreemptionLoss{}, []Preemption{{
-			JobID: 100, ForJobID: 1, Reason: "preempted for job 1, which needs 1 GPU: checkpointed and demoted to queue 2 of 4 (has had 2.0 GPU-h)"}}},
+			JobID: 100, ForJobID: 1, Reason: "preempted for job 1, which needs 1 GPU: checkpointed and demoted to queue 2 of 4 (has had 2.0 GPU-h)", Rule: RuleLASDemotion}}},
 		{"demoted, lower priority than the head", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint(), prio(PriorityLow)), PreemptionLoss{}, []Preemption{{
-			JobID: 100, ForJobID: 1, Reason: "preempted for job 1, which needs 1 GPU: checkpointed and demoted to queue 2 of 4 (has had 2.0 GPU-h)"}}},
+			JobID: 100, ForJobID: 1, Reason: "preempted for job 1, which needs 1 GPU: checkpointed and demoted to queue 2 of 4 (has had 2.0 GPU-h)", Rule: RuleLASDemotion}}},
 		// It would sort ahead of the head again and take its GPUs back.
 		{"demoted, higher priority than the head", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint(), prio(PriorityHigh)), PreemptionLoss{}, nil},
 		{"does not checkpoint", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10)), PreemptionLoss{}, nil},
@@ -95,7 +95,7 @@ func TestLASDemotion(t *testing.T) {
 			PreemptionLoss{LostGPUSeconds: 300, CommittedGPUSeconds: 140, HeldGPUSeconds: 10000}, nil},
 		{"lost, committed and the victim's cost under the cap", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint()),
 			PreemptionLoss{LostGPUSeconds: 300, CommittedGPUSeconds: 139, HeldGPUSeconds: 10000}, []Preemption{{
-				JobID: 100, ForJobID: 1, Reason: "preempted for job 1, which needs 1 GPU: checkpointed and demoted to queue 2 of 4 (has had 2.0 GPU-h)"}}},
+				JobID: 100, ForJobID: 1, Reason: "preempted for job 1, which needs 1 GPU: checkpointed and demoted to queue 2 of 4 (has had 2.0 GPU-h)", Rule: RuleLASDemotion}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

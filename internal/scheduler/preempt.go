@@ -34,25 +34,37 @@ func (a *victimSet) cheaper(b *victimSet) bool {
 // lower Priority than the head's, and have run at least MinRuntime (or
 // checkpointing jobs LAS has demoted, see demotable). GPUs
 // count only when usable, matching and not kept from the head by a
-// booking. One node is tried first (every subset of up to 12 candidates on
-// it, greedy beyond); a multi-node head spans nodes only when no single
-// node works (greedy, then pruned). It preempts only when the head can then
-// be placed, returns the victims and the head's GPUs, and records the
-// preemptions; nil when nothing helps. The head does not start in this
+// booking. GPUs of jobs already stopping count as freeing: when they (with
+// the free ones) suffice, nothing more is stopped and the head waits for
+// them; a stopping job is never chosen again. One node is tried first
+// (every subset of up to 12 candidates on it, greedy beyond); a multi-node
+// head spans nodes only when no single node works (greedy, then pruned). It
+// preempts only when the head can then be placed, returns the new victims,
+// the stopping jobs it waits for and the head's GPUs, and records the
+// preemptions; nil GPUs when nothing helps. The head does not start in this
 // plan: its GPUs are released by a later pass. Only the head preempts, at
 // most once per pass.
-func (p *pass) preempt(qj *qjob, rq *request) ([]int32, []int32) {
+func (p *pass) preempt(qj *qjob, rq *request) (victims, waits, gs []int32) {
 	j := qj.job
 	if p.lostCapped(0) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	useful := func(gi int32) bool {
 		g := &p.gpus[gi]
 		return g.usable && rq.f.ok(p, gi) && (p.pins[gi] == nil || p.blockedBy(gi, rq.user, rq.dur) < 0)
 	}
 	perNode := make([]map[int32]int, len(p.nodes))
+	freeing := make([]int, len(p.nodes)) // useful GPUs of stopping jobs
 	for i := range p.running {
 		r := &p.running[i]
+		if r.job.Stopping {
+			for _, gi := range r.gpus {
+				if useful(gi) {
+					freeing[p.gpus[gi].node]++
+				}
+			}
+			continue
+		}
 		byPrio := p.cfg.Preemption && r.job.Preemptible && r.job.Priority < j.Priority &&
 			p.now.Sub(r.job.StartedAt) >= time.Duration(p.cfg.MinRuntime)
 		if (!byPrio && !p.demotable(r.job, j)) || len(r.gpus) == 0 {
@@ -71,7 +83,7 @@ func (p *pass) preempt(qj *qjob, rq *request) ([]int32, []int32) {
 	var best *victimSet
 	all, allBase := map[int32]int{}, 0
 	for ni := range p.nodes {
-		base := 0
+		base := freeing[ni]
 		for _, gi := range p.nodes[ni].free {
 			if useful(gi) {
 				base++
@@ -81,46 +93,69 @@ func (p *pass) preempt(qj *qjob, rq *request) ([]int32, []int32) {
 		for v, n := range perNode[ni] {
 			all[v] += n
 		}
-		if set := p.cheapestCover(perNode[ni], rq.k-base); set != nil && (best == nil || set.cheaper(best)) {
+		set := p.cheapestCover(perNode[ni], rq.k-base)
+		if base >= rq.k {
+			set = &victimSet{} // what is free and freeing does: stop nothing more
+		}
+		if set != nil && (best == nil || set.cheaper(best)) {
 			best = set
 		}
 	}
 	if best == nil && rq.multi {
 		best = p.cheapestCover(all, rq.k-allBase)
+		if allBase >= rq.k {
+			best = &victimSet{}
+		}
 	}
-	if best == nil || (p.cfg.isLAS() && p.lostCapped(best.cost)) {
-		return nil, nil
+	if best == nil || (p.cfg.isLAS() && len(best.runs) > 0 && p.lostCapped(best.cost)) {
+		return nil, nil, nil
 	}
 	try := *rq
 	try.extra, try.avoid, try.onlyOwn = make([]bool, len(p.gpus)), nil, false
+	for i := range p.running {
+		if p.running[i].job.Stopping {
+			for _, gi := range p.running[i].gpus {
+				try.extra[gi] = true
+			}
+		}
+	}
 	for _, v := range best.runs {
 		for _, gi := range p.running[v].gpus {
 			try.extra[gi] = true
 		}
 	}
-	gs := p.placeNow(&try)
+	gs = p.placeNow(&try)
 	if gs == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	var victims []int32
+	touches := func(v int32) bool {
+		return slices.ContainsFunc(p.running[v].gpus, func(gi int32) bool { _, ok := slices.BinarySearch(gs, gi); return ok })
+	}
 	for _, v := range best.runs {
-		if slices.ContainsFunc(p.running[v].gpus, func(gi int32) bool { _, ok := slices.BinarySearch(gs, gi); return ok }) {
+		if touches(v) {
 			victims = append(victims, v)
 		}
 	}
-	if len(victims) == 0 { // the free GPUs alone would do: nothing to stop
-		return nil, nil
+	for i := range p.running {
+		if p.running[i].job.Stopping && touches(int32(i)) {
+			waits = append(waits, int32(i))
+		}
+	}
+	if len(victims) == 0 && len(waits) == 0 { // the free GPUs alone would do: nothing to stop
+		return nil, nil, nil
 	}
 	for _, v := range victims {
 		r := p.running[v].job
 		reason := fmt.Sprintf("preempted for job %d (priority %d), which needs %s", j.ID, j.Priority, p.gpuWords(j))
+		rule := RulePriority
 		if !(r.Preemptible && r.Priority < j.Priority) {
+			rule = RuleLASDemotion
 			reason = fmt.Sprintf("preempted for job %d, which needs %s: checkpointed and demoted to queue %d of %d (has had %s GPU-h)",
 				j.ID, p.gpuWords(j), p.level(p.attained(r))+1, len(p.cfg.LAS.Thresholds)+1, hoursWords(p.attained(r)/3600))
 		}
-		p.preempts = append(p.preempts, Preemption{JobID: r.ID, ForJobID: j.ID, Reason: reason})
+		p.preempts = append(p.preempts, Preemption{JobID: r.ID, ForJobID: j.ID, Reason: reason, Rule: rule})
 	}
-	return victims, gs
+	return victims, waits, gs
 }
 
 // cheapestCover picks the cheapest set of candidate victims (each freeing

@@ -15,6 +15,9 @@ func TestPreemption(t *testing.T) {
 	low := func(id int64, ran time.Duration, gpus ...int64) Job {
 		return run(id, 9, ran, 10*time.Hour, gpus, prio(PriorityLow), preemptible())
 	}
+	stoppingLow := func(id int64, ran time.Duration, gpus ...int64) Job {
+		return run(id, 9, ran, 10*time.Hour, gpus, prio(PriorityLow), preemptible(), stopping())
+	}
 	noAging := cfg("priority", func(c *Config) { c.AgingPerHour = 0 })
 	cases := map[string]struct {
 		c       Config
@@ -79,6 +82,21 @@ func TestPreemption(t *testing.T) {
 			pending: []Job{pend(1, 1, 4, prio(PriorityHigh))},
 			waits:   map[int64]string{1: "no_capacity: needs 4 GPUs; 0 free"},
 		},
+		"a stop in flight frees the GPUs the head needs: nothing more is stopped": {
+			c: noAging,
+			// 90 is stopping already; 91 is an eligible victim, but 90's
+			// GPUs are enough.
+			running: []Job{stoppingLow(90, time.Hour, 10, 11), low(91, time.Hour, 12, 13)},
+			pending: []Job{pend(1, 1, 2, prio(PriorityHigh))},
+			waits:   map[int64]string{1: "preempting: waiting for job 90 to stop and free its GPUs; starts once it has"},
+		},
+		"a stopping job is never chosen again: the rest comes from a new victim": {
+			c:       noAging,
+			running: []Job{stoppingLow(90, time.Hour, 10), low(91, time.Hour, 11), low(92, 2*time.Hour, 12, 13)},
+			pending: []Job{pend(1, 1, 2, prio(PriorityHigh))},
+			victims: []int64{91},
+			waits:   map[int64]string{1: "preempting: stopping 1 lower-priority job (91) to free GPUs for it; starts once they stop"},
+		},
 		"off unless configured": {
 			c:       cfg("priority-backfill", func(c *Config) { c.Preemption = false }),
 			running: []Job{low(90, time.Hour, 10, 11, 12, 13)},
@@ -121,7 +139,7 @@ func TestPreemptionHoldsTheGPUs(t *testing.T) {
 	s.Pending = []Job{pend(1, 1, 4, prio(PriorityCritical)), pend(2, 2, 1, prio(PriorityLow), est(time.Minute))}
 	pl := Schedule(s, cfg("priority-backfill", func(c *Config) { c.AgingPerHour = 0 }))
 	want := Plan{
-		Preemptions: []Preemption{{JobID: 90, ForJobID: 1, Reason: "preempted for job 1 (priority 4), which needs 4 GPUs"}},
+		Preemptions: []Preemption{{JobID: 90, ForJobID: 1, Reason: "preempted for job 1 (priority 4), which needs 4 GPUs", Rule: RulePriority}},
 		Pending: []Explanation{
 			{JobID: 1, Position: 1, Code: ReasonPreempting, Score: 4, EstimatedStart: t0,
 				Reason: "stopping 1 lower-priority job (90) to free GPUs for it; starts once they stop"},

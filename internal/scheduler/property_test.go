@@ -190,6 +190,9 @@ func checkPreemptions(t fataler, s Snapshot, c Config, pl Plan) {
 		if !ok || (!byPrio && !byDemotion) {
 			t.Fatalf("bad victim %+v for %+v", v, h)
 		}
+		if v.Stopping {
+			t.Fatalf("job %d is stopping already and was chosen again for %d", v.ID, p.ForJobID)
+		}
 		if p.ForJobID != pl.Preemptions[0].ForJobID || !c.Preempts() {
 			t.Fatalf("preemptions for several heads, or while off: %+v", pl.Preemptions)
 		}

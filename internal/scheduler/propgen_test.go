@@ -53,7 +53,8 @@ func drawCase(t *rapid.T) (Snapshot, Config) {
 		s.Running = append(s.Running, Job{ID: 1000 + id, UserID: u, TeamID: u % 3, GPUCount: len(gs), GPUs: gs,
 			Priority: rapid.IntRange(1, 4).Draw(t, "rprio"), Preemptible: rapid.Bool().Draw(t, "preemptible"),
 			StartedAt: t0.Add(-ran), SubmittedAt: t0.Add(-ran - time.Hour), EstimatedDuration: minutes("rest", 0, 720),
-			Checkpoint: rapid.Bool().Draw(t, "rckpt"), AttainedGPUSeconds: float64(rapid.IntRange(0, 50).Draw(t, "rattained")) * 3600})
+			Checkpoint: rapid.Bool().Draw(t, "rckpt"), AttainedGPUSeconds: float64(rapid.IntRange(0, 50).Draw(t, "rattained")) * 3600,
+			Stopping: rapid.IntRange(0, 4).Draw(t, "rstopping") == 0})
 	}
 	for b := range rapid.IntRange(0, 3).Draw(t, "bookings") {
 		u := rapid.Int64Range(1, 4).Draw(t, "buser")

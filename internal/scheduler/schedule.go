@@ -39,6 +39,7 @@ type pass struct {
 	startSpans []startSpan
 	preempts   []Preemption
 	outs       []outcome
+	steered    []Steered
 
 	gittins map[gittinsKey]float64 // Gittins indices computed in this pass
 
@@ -72,7 +73,8 @@ type outcome struct {
 // Plan.Starts lists the jobs that start now, in queue order, each with all
 // its GPUs (in node ID, index order); Plan.Preemptions the running jobs to
 // stop for the head job, by job ID; Plan.Pending one explanation for every
-// other pending job, in queue order. It is a pure function of its
+// other pending job, in queue order; Plan.Steered the pending jobs steered
+// to a GPU model (steer.go), by job ID. It is a pure function of its
 // arguments: time comes only from s.Now, maps are read in sorted order, the
 // order of the snapshot's slices does not matter, and the snapshot is not
 // modified. It does not validate c: an unknown policy orders as fcfs, and a
@@ -80,6 +82,7 @@ type outcome struct {
 // describes the stages; each stage's doc comment gives its rules.
 func Schedule(s Snapshot, c Config) Plan {
 	p := newPass(&s, c)
+	p.steer(&s) // steer.go
 	q := p.queue(&s)
 	p.outs = make([]outcome, len(q))
 	for i, qj := range q {
@@ -98,6 +101,14 @@ func Schedule(s Snapshot, c Config) Plan {
 
 // newPass indexes the snapshot and pins bookings.
 func newPass(s *Snapshot, c Config) *pass {
+	p := indexPass(s, c)
+	p.pinBookings(s)
+	p.initQuotas()
+	return p
+}
+
+// indexPass starts a pass on s: the cluster indexed (availability.go).
+func indexPass(s *Snapshot, c Config) *pass {
 	p := &pass{snap: s, now: s.Now, cfg: c, defDur: time.Duration(c.DefaultDuration),
 		filters: map[filterKey]*filter{}, noFit: map[shape]bool{}, counts: map[*filter]countMemo{},
 		words: map[shape]wordsMemo{}}
@@ -105,8 +116,6 @@ func newPass(s *Snapshot, c Config) *pass {
 		p.defDur = time.Duration(DefaultConfig().DefaultDuration)
 	}
 	p.index(s)
-	p.pinBookings(s)
-	p.initQuotas()
 	return p
 }
 
@@ -132,6 +141,7 @@ func (p *pass) plan(q []*qjob) Plan {
 		pl.Pending = append(pl.Pending, e)
 	}
 	pl.Pins = p.activePins()
+	pl.Steered = p.steered
 	return pl
 }
 

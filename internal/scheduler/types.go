@@ -61,10 +61,22 @@ type Job struct {
 	// EstimatedDuration is the user's estimate, else a learned one; 0 means
 	// unknown and Config.DefaultDuration is used.
 	EstimatedDuration time.Duration
+	// LearnedEstimate says EstimatedDuration is the scoring model's, not
+	// the user's: steering replaces it by the runtime learned on the GPU
+	// model it steers the job to.
+	LearnedEstimate bool
+	// JobType names the kind of work (e.g. "train-bert"), for steering by
+	// what the scoring model learned of it (Snapshot.Steering); "" none.
+	JobType string
 
 	// Running jobs only.
 	StartedAt time.Time
 	GPUs      []int64 // the exact GPUs it holds
+	// Stopping is set on a running job that was asked to stop (preempted,
+	// canceled, reclaimed) and has not ended yet: its GPUs count as
+	// freeing, it is expected to end within its stop grace, and it is
+	// never chosen to stop again.
+	Stopping bool
 
 	// Checkpoint says the job saves its state when asked to stop (SIGTERM,
 	// then StopGrace) and resumes from it: the las and gittins policies may
@@ -139,6 +151,23 @@ type Snapshot struct {
 	// Lost is the GPU time lost to preemption over a recent window, beside
 	// the GPU time used in it, for LASConfig.MaxLostShare.
 	Lost PreemptionLoss
+	// Steering is what the scoring model expects of each job type on each
+	// GPU model: on a cluster of several models, pending jobs that accept
+	// any are steered by it (steer.go). Empty: no steering.
+	Steering []SteerCost
+}
+
+// SteerCost is what the scoring model expects of one job type on one GPU
+// model, for what is known now (no exploration).
+type SteerCost struct {
+	JobType  string
+	GPUModel string // a GPU.Model of the snapshot, exactly
+	// Cost is the expected cost in seconds: the learned runtime and the
+	// risk the scoring model weighs (μ + λ·σ); lower is better.
+	Cost float64
+	// Runtime is the learned runtime there: the estimate a steered job
+	// that announced none takes.
+	Runtime time.Duration
 }
 
 // PreemptionLoss is the GPU time lost to preemption (work redone, stop
@@ -162,6 +191,18 @@ type Plan struct {
 	// now (its named GPUs, or those it picked for a count), by booking ID,
 	// so that the dashboard can show which GPUs are held for whom.
 	Pins []Pin
+	// Steered lists the pending jobs steered to a GPU model in this pass,
+	// by job ID (steer.go).
+	Steered []Steered
+}
+
+// Steered is a pending job the pass pointed at one GPU model.
+type Steered struct {
+	JobID    int64
+	GPUModel string
+	// EstimatedDuration is the estimate the job was scheduled with: the
+	// runtime learned on that model, unless the user announced one.
+	EstimatedDuration time.Duration
 }
 
 // Pin is the GPUs kept for one booking or hold in force.
@@ -185,7 +226,15 @@ type Preemption struct {
 	JobID    int64
 	ForJobID int64
 	Reason   string
+	// Rule is what chose the job: RulePriority or RuleLASDemotion.
+	Rule string
 }
+
+// Preemption rules.
+const (
+	RulePriority    = "priority"     // a preemptible job of lower priority than the head
+	RuleLASDemotion = "las_demotion" // a checkpointing job demoted below the head by attained service
+)
 
 // Reason codes of an Explanation.
 const (

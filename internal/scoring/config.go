@@ -2,9 +2,10 @@
 // per (job type, GPU type) a Bayesian estimate of runtime learned from
 // observations, the information-theoretic cost
 // μ + λ·σ − β·IG + γ·interference that trades exploiting what is known
-// against learning what is not, an exploration cap, learned interference
-// between co-located job types, and a log-domain Sinkhorn solver for
-// assigning several waiting jobs to GPU types at once.
+// against learning what is not, an exploration cap, and learned
+// interference between co-located job types. Spreading several waiting jobs
+// over GPU types at once (Sinkhorn) is the scheduling core's steering
+// (internal/scheduler), fed with ExpectedCost.
 //
 // It is pure: standard library only, no clock, no I/O, no goroutines, no
 // randomness (imports_test.go enforces it). State comes in as values, and

@@ -94,7 +94,7 @@ func (c Config) Decide(st State, r Request, ex *Explorer) (Decision, error) {
 	for i := range d.Candidates {
 		t := &d.Candidates[i]
 		t.Interference = slow
-		t.ExploitCost = (t.Mu + c.Lambda*t.Sigma + c.Gamma*slow*t.Mu) / ref
+		t.ExploitCost = (c.ExpectedCost(Estimate{Mu: t.Mu, Sigma: t.Sigma}) + c.Gamma*slow*t.Mu) / ref
 		t.Cost = t.ExploitCost - c.Beta*t.IG
 		if !finite(t.Cost) {
 			return Decision{}, fmt.Errorf("scoring: cost of %s on %s is %v", r.JobType, t.GPUType, t.Cost)
@@ -119,6 +119,12 @@ func (c Config) Decide(st State, r Request, ex *Explorer) (Decision, error) {
 	d.PriorityScore = priorityScore(d.Candidates, d.Chosen.ExploitCost)
 	return d, nil
 }
+
+// ExpectedCost is what a run is expected to cost for what is known now, in
+// seconds, beside no co-located job: the runtime estimate plus λ times its
+// uncertainty (μ + λ·σ; Decide's ExploitCost before it is put in units of
+// the reference runtime). Steering ranks GPU models by it.
+func (c Config) ExpectedCost(e Estimate) float64 { return e.Mu + c.Lambda*e.Sigma }
 
 func less(a float64, ag string, b float64, bg string) bool {
 	return a < b || (a == b && ag < bg)

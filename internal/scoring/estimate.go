@@ -3,6 +3,7 @@ package scoring
 import (
 	"math"
 	"sort"
+	"time"
 )
 
 // Moments are the sufficient statistics of a stream of numbers (Welford):
@@ -121,4 +122,10 @@ func (c Config) Estimate(st State, jobType, gpuType string) Estimate {
 // log-runtime mean: what one more observation would teach, in nats.
 func (c Config) InformationGain(e Estimate) float64 {
 	return 0.5 * math.Log1p(e.LogVar/c.Tau2)
+}
+
+// RuntimeDuration is a learned runtime in seconds as a scheduler estimate:
+// whole seconds, at least one, at most MaxRuntimeS.
+func RuntimeDuration(secs float64) time.Duration {
+	return max(time.Second, time.Duration(math.Min(math.Round(secs), MaxRuntimeS))*time.Second)
 }

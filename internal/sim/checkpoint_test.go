@@ -20,7 +20,7 @@ func TestRunCheckpointDemotion(t *testing.T) {
 			{ID: 2, Name: "short", User: 2, GPUs: 2, Submit: 2 * time.Hour, Runtime: 30 * time.Minute, Priority: scheduler.PriorityNormal},
 		}
 	}
-	w := &Workload{Cluster: Cluster{1, 2, "H100"}, Scale: 1, RestartOverhead: 2 * time.Minute, Jobs: jobs(true)}
+	w := &Workload{Cluster: Cluster{Nodes: 1, GPUsPerNode: 2, Model: "H100"}, Scale: 1, RestartOverhead: 2 * time.Minute, Jobs: jobs(true)}
 	r, err := Run(w, scheduler.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +51,7 @@ func TestRunCheckpointDemotion(t *testing.T) {
 // promoted, resumes and finishes before the stream does.
 func TestRunStarvingJobStarts(t *testing.T) {
 	t.Parallel()
-	w := &Workload{Cluster: Cluster{1, 1, "H100"}, Scale: 1, RestartOverhead: time.Minute}
+	w := &Workload{Cluster: Cluster{Nodes: 1, GPUsPerNode: 1, Model: "H100"}, Scale: 1, RestartOverhead: time.Minute}
 	w.Jobs = append(w.Jobs, Job{ID: 1, Name: "long", User: 1, GPUs: 1, Runtime: 10 * time.Hour, Priority: scheduler.PriorityNormal, Checkpoint: true})
 	for i := range 40 { // one hour of work every 50 minutes
 		w.Jobs = append(w.Jobs, Job{ID: int64(2 + i), Name: "fresh", User: 2, GPUs: 1, Submit: time.Duration(120+i*50) * time.Minute,
@@ -76,7 +76,7 @@ func TestRunStarvingJobStarts(t *testing.T) {
 // it is counted as lost; the cap thus sees what preemption has decided.
 func TestCommittedLoss(t *testing.T) {
 	t.Parallel()
-	w := &Workload{Cluster: Cluster{1, 2, "H100"}, Scale: 1, RestartOverhead: 2 * time.Minute, Jobs: []Job{
+	w := &Workload{Cluster: Cluster{Nodes: 1, GPUsPerNode: 2, Model: "H100"}, Scale: 1, RestartOverhead: 2 * time.Minute, Jobs: []Job{
 		{ID: 1, Name: "ck", User: 1, GPUs: 2, Runtime: time.Hour, Priority: scheduler.PriorityNormal, Checkpoint: true},
 	}}
 	s := newSimulator(w, scheduler.DefaultConfig())

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -9,56 +10,159 @@ import (
 )
 
 // Cluster is the simulated cluster: Nodes identical nodes, each with
-// GPUsPerNode healthy GPUs of one Model, all NVLink-connected within a node.
+// GPUsPerNode healthy GPUs of one Model, all NVLink-connected within a node,
+// then the node groups of More, each of its own GPU model. On a cluster of
+// several GPU models the core steers jobs between them (Workload.Steer).
 type Cluster struct {
 	Nodes       int
 	GPUsPerNode int
 	Model       string
+	// Slowdown is how many times its trace runtime a job takes on these
+	// GPUs (the spec's "@2"); 0 means 1, the trace's own speed.
+	Slowdown float64
+	// More are further node groups, after these nodes in ID order.
+	More []NodeGroup
+}
+
+// NodeGroup is Nodes identical nodes of GPUsPerNode GPUs of one Model, on
+// which a job takes Slowdown times its trace runtime (0: 1).
+type NodeGroup struct {
+	Nodes       int
+	GPUsPerNode int
+	Model       string
+	Slowdown    float64
 }
 
 // ParseCluster reads a cluster spec NxG:MODEL, e.g. "2x8:H100" for two
-// nodes of eight H100s. The model may be left out ("2x8").
+// nodes of eight H100s. The model may be left out ("2x8"). "@F" after the
+// model makes jobs run F times their trace runtime there, and "+" joins
+// groups of other models: "1x8:L4@2.5+1x8:H100".
 func ParseCluster(spec string) (Cluster, error) {
+	var groups []NodeGroup
+	for part := range strings.SplitSeq(spec, "+") {
+		g, err := parseGroup(part)
+		if err != nil {
+			return Cluster{}, fmt.Errorf("cluster %q: %w", spec, err)
+		}
+		groups = append(groups, g)
+	}
+	c := Cluster{Nodes: groups[0].Nodes, GPUsPerNode: groups[0].GPUsPerNode, Model: groups[0].Model, Slowdown: groups[0].Slowdown}
+	if len(groups) > 1 {
+		c.More = groups[1:]
+	}
+	if c.NodeCount() > 10000 {
+		return Cluster{}, fmt.Errorf("cluster %q: want at most 10000 nodes", spec)
+	}
+	return c, nil
+}
+
+// parseGroup reads one NxG[:MODEL[@SLOWDOWN]].
+func parseGroup(spec string) (NodeGroup, error) {
 	shape, model, _ := strings.Cut(strings.TrimSpace(spec), ":")
 	n, g, ok := strings.Cut(strings.ToLower(shape), "x")
 	nodes, err1 := strconv.Atoi(n)
 	gpus, err2 := strconv.Atoi(g)
 	if !ok || err1 != nil || err2 != nil {
-		return Cluster{}, fmt.Errorf("cluster %q is not NxG:MODEL, e.g. 2x8:H100", spec)
+		return NodeGroup{}, fmt.Errorf("%q is not NxG:MODEL, e.g. 2x8:H100", strings.TrimSpace(spec))
 	}
 	if nodes < 1 || nodes > 10000 || gpus < 1 || gpus > 64 {
-		return Cluster{}, fmt.Errorf("cluster %q: want 1–10000 nodes of 1–64 GPUs", spec)
+		return NodeGroup{}, fmt.Errorf("%q: want 1–10000 nodes of 1–64 GPUs", strings.TrimSpace(spec))
 	}
-	model = strings.TrimSpace(model)
-	if model == "" {
-		model = "GPU"
+	model, slow, hasSlow := strings.Cut(model, "@")
+	grp := NodeGroup{Nodes: nodes, GPUsPerNode: gpus, Model: strings.TrimSpace(model)}
+	if grp.Model == "" {
+		grp.Model = "GPU"
 	}
-	return Cluster{Nodes: nodes, GPUsPerNode: gpus, Model: model}, nil
+	if hasSlow {
+		f, err := strconv.ParseFloat(strings.TrimSpace(slow), 64)
+		if err != nil || !(f >= 0.01 && f <= 100) {
+			return NodeGroup{}, fmt.Errorf("%q: the slowdown after @ must be a number from 0.01 to 100", strings.TrimSpace(spec))
+		}
+		grp.Slowdown = f
+	}
+	return grp, nil
 }
 
-// String writes the spec back as NxG:MODEL.
-func (c Cluster) String() string { return fmt.Sprintf("%dx%d:%s", c.Nodes, c.GPUsPerNode, c.Model) }
+// String writes the spec back as NxG:MODEL[@F][+…].
+func (c Cluster) String() string {
+	parts := make([]string, 0, 1+len(c.More))
+	for _, g := range c.groups() {
+		s := fmt.Sprintf("%dx%d:%s", g.Nodes, g.GPUsPerNode, g.Model)
+		if g.Slowdown != 0 && g.Slowdown != 1 {
+			s += "@" + strconv.FormatFloat(g.Slowdown, 'g', -1, 64)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "+")
+}
+
+// groups lists the cluster's node groups in node ID order.
+func (c Cluster) groups() []NodeGroup {
+	return append([]NodeGroup{{Nodes: c.Nodes, GPUsPerNode: c.GPUsPerNode, Model: c.Model, Slowdown: c.Slowdown}}, c.More...)
+}
 
 // GPUs is the number of GPUs in the cluster.
-func (c Cluster) GPUs() int { return c.Nodes * c.GPUsPerNode }
+func (c Cluster) GPUs() int {
+	n := 0
+	for _, g := range c.groups() {
+		n += g.Nodes * g.GPUsPerNode
+	}
+	return n
+}
 
-// gpuID is the id of GPU index idx of node (both 0-based); ids run 1…GPUs().
-func (c Cluster) gpuID(node, idx int) int64 { return int64(node*c.GPUsPerNode + idx + 1) }
+// NodeCount is the number of nodes in the cluster.
+func (c Cluster) NodeCount() int {
+	n := 0
+	for _, g := range c.groups() {
+		n += g.Nodes
+	}
+	return n
+}
 
-// inventory lists the cluster as the scheduler sees it: nodes 1…Nodes,
-// all up, and their GPUs, all healthy, undrained and free of foreign
-// processes, one NVLink group per node.
-func (c Cluster) inventory() ([]scheduler.Node, []scheduler.GPU) {
-	nodes := make([]scheduler.Node, c.Nodes)
-	gpus := make([]scheduler.GPU, 0, c.GPUs())
-	for n := range c.Nodes {
-		nodes[n] = scheduler.Node{ID: int64(n + 1), Name: fmt.Sprintf("sim-node-%d", n+1), Up: true}
-		for i := range c.GPUsPerNode {
-			gpus = append(gpus, scheduler.GPU{
-				ID: c.gpuID(n, i), NodeID: int64(n + 1), Index: i, Model: c.Model,
-				NVLinkGroup: 0, Healthy: true,
-			})
+// MaxGPUsPerNode is the most GPUs one node has.
+func (c Cluster) MaxGPUsPerNode() int {
+	n := 0
+	for _, g := range c.groups() {
+		n = max(n, g.GPUsPerNode)
+	}
+	return n
+}
+
+// Models lists the cluster's GPU models, each once, in node ID order.
+func (c Cluster) Models() []string {
+	var out []string
+	for _, g := range c.groups() {
+		if !slices.Contains(out, g.Model) {
+			out = append(out, g.Model)
 		}
 	}
-	return nodes, gpus
+	return out
+}
+
+// inventory lists the cluster as the scheduler sees it: nodes 1…NodeCount,
+// all up, and their GPUs, IDs 1…GPUs in node order, all healthy, undrained
+// and free of foreign processes, one NVLink group per node; and the
+// slowdown of each GPU, by ID (index 0 unused).
+func (c Cluster) inventory() ([]scheduler.Node, []scheduler.GPU, []float64) {
+	nodes := make([]scheduler.Node, 0, c.NodeCount())
+	gpus := make([]scheduler.GPU, 0, c.GPUs())
+	slow := make([]float64, 1, c.GPUs()+1)
+	for _, grp := range c.groups() {
+		f := grp.Slowdown
+		if f == 0 {
+			f = 1
+		}
+		for range grp.Nodes {
+			id := int64(len(nodes) + 1)
+			nodes = append(nodes, scheduler.Node{ID: id, Name: fmt.Sprintf("sim-node-%d", id), Up: true})
+			for i := range grp.GPUsPerNode {
+				gpus = append(gpus, scheduler.GPU{
+					ID: int64(len(gpus) + 1), NodeID: id, Index: i, Model: grp.Model,
+					NVLinkGroup: 0, Healthy: true,
+				})
+				slow = append(slow, f)
+			}
+		}
+	}
+	return nodes, gpus, slow
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"container/heap"
+	"math"
 	"slices"
 	"time"
 
@@ -36,6 +37,9 @@ func (s *simulator) schedJob(i int) scheduler.Job {
 		Priority: j.Priority, Preemptible: true, SubmittedAt: at(j.Submit), EstimatedDuration: est,
 		Checkpoint: j.Checkpoint, AttainedGPUSeconds: r.attained, Learned: j.Learned,
 	}
+	if s.steer != nil {
+		sj.JobType = JobType(j)
+	}
 	if r.stopped {
 		sj.PreemptedAt = at(r.preemptedAt)
 	}
@@ -47,6 +51,10 @@ func (s *simulator) start(i int, gpus []int64, t time.Duration) {
 	r := &s.runs[i]
 	r.start, r.gpus, r.state = t, slices.Clone(gpus), stateRunning
 	r.gen++
+	r.slow = 1
+	for _, g := range gpus {
+		r.slow = max(r.slow, s.slow[g])
+	}
 	for _, g := range gpus {
 		s.owner[g] = i
 	}
@@ -60,7 +68,7 @@ func (s *simulator) start(i int, gpus []int64, t time.Duration) {
 	if r.done > 0 {
 		r.overhead = s.w.RestartOverhead
 	}
-	heap.Push(&s.ends, endEvent{at: t + s.w.Jobs[i].Runtime - r.done + r.overhead, job: i, gen: r.gen})
+	heap.Push(&s.ends, endEvent{at: t + slower(s.w.Jobs[i].Runtime-r.done, r.slow) + r.overhead, job: i, gen: r.gen})
 	s.holds.consume(s.w.Jobs[i], t)
 }
 
@@ -87,6 +95,11 @@ func (s *simulator) completeUntil(t time.Duration) {
 		if e.gen != s.runs[e.job].gen || s.runs[e.job].state != stateRunning {
 			continue // preempted since
 		}
+		model := s.gpus[s.runs[e.job].gpus[0]-1].Model
+		if s.steer != nil {
+			s.steer.observe(s.w.Jobs[e.job], model, e.at-s.runs[e.job].start)
+		}
+		s.res.Records[e.job].Model = model
 		s.release(e.job, e.at)
 		reload := float64(s.w.Jobs[e.job].GPUs) * s.runs[e.job].overhead.Seconds()
 		s.res.LostGPUSeconds += reload
@@ -108,7 +121,7 @@ func (s *simulator) preempt(i int, t time.Duration) {
 	r.attained += held
 	s.committed -= g * r.overhead.Seconds()
 	if s.w.Jobs[i].Checkpoint {
-		r.done += max(0, run-r.overhead)
+		r.done += slower(max(0, run-r.overhead), 1/r.slow) // progress in trace time
 		s.res.LostGPUSeconds += g * min(run, r.overhead).Seconds()
 		if r.done > 0 { // its next run reloads: decided now, lost later
 			s.committed += g * s.w.RestartOverhead.Seconds()
@@ -146,7 +159,7 @@ func (s *simulator) drop(i int) {
 func (s *simulator) dropStuck() {
 	c := s.w.Cluster
 	stuck := func(j scheduler.Job) bool {
-		return j.GPUCount > c.GPUs() || (j.GPUCount > c.GPUsPerNode && !j.AllowMultiNode)
+		return j.GPUCount > c.GPUs() || (j.GPUCount > c.MaxGPUsPerNode() && !j.AllowMultiNode)
 	}
 	if !slices.ContainsFunc(s.pending, stuck) {
 		head := s.pending[0].ID
@@ -184,4 +197,12 @@ func (h *endHeap) Pop() any {
 	e := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return e
+}
+
+// slower is d stretched f times (f = 1: d exactly).
+func slower(d time.Duration, f float64) time.Duration {
+	if f == 1 {
+		return d
+	}
+	return time.Duration(math.Round(float64(d) * f))
 }

@@ -63,7 +63,7 @@ func TestPrepare(t *testing.T) {
 		{ID: 4, GPUs: 1, Runtime: 100 * time.Second, Submit: 20 * time.Second},
 		{ID: 5, GPUs: 1, Runtime: 100 * time.Second, Submit: 90 * time.Second},
 	}
-	w, err := Prepare(jobs, Cluster{2, 8, "H100"}, PrepareOptions{Limit: 3, Load: 0.5})
+	w, err := Prepare(jobs, Cluster{Nodes: 2, GPUsPerNode: 8, Model: "H100"}, PrepareOptions{Limit: 3, Load: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,17 +79,17 @@ func TestPrepare(t *testing.T) {
 	if jobs[0].Submit != 50*time.Second || jobs[2].MultiNode {
 		t.Error("Prepare changed its input")
 	}
-	noisy, err := Prepare(jobs, Cluster{2, 8, "H100"}, PrepareOptions{EstimateNoise: 0.5, Seed: 3})
+	noisy, err := Prepare(jobs, Cluster{Nodes: 2, GPUsPerNode: 8, Model: "H100"}, PrepareOptions{EstimateNoise: 0.5, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, _ := Prepare(jobs, Cluster{2, 8, "H100"}, PrepareOptions{EstimateNoise: 0.5, Seed: 3})
+	again, _ := Prepare(jobs, Cluster{Nodes: 2, GPUsPerNode: 8, Model: "H100"}, PrepareOptions{EstimateNoise: 0.5, Seed: 3})
 	for i, j := range noisy.Jobs {
 		if j.Estimate <= 0 || j.Estimate == j.Runtime || j.Estimate != again.Jobs[i].Estimate {
 			t.Errorf("estimate of job %d: %v (runtime %v, again %v)", j.ID, j.Estimate, j.Runtime, again.Jobs[i].Estimate)
 		}
 	}
-	if _, err := Prepare(jobs[1:2], Cluster{2, 8, "H100"}, PrepareOptions{}); err == nil {
+	if _, err := Prepare(jobs[1:2], Cluster{Nodes: 2, GPUsPerNode: 8, Model: "H100"}, PrepareOptions{}); err == nil {
 		t.Error("prepared a workload with no job")
 	}
 }

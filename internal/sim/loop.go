@@ -27,6 +27,7 @@ type Record struct {
 	End        time.Duration // completion
 	Preempted  int           // how many times it was stopped
 	Done       bool          // it completed
+	Model      string        // the GPU model of the run that completed
 	// Unschedulable: the core said no GPU can ever fit it, or it was still
 	// pending on an idle cluster after the last arrival; it was dropped.
 	Unschedulable bool
@@ -93,6 +94,7 @@ type simulator struct {
 	cfg       scheduler.Config
 	nodes     []scheduler.Node
 	gpus      []scheduler.GPU
+	slow      []float64     // GPU id → how many times its trace runtime a job takes there
 	owner     []int         // GPU id → index of the job holding it, -1 free
 	index     map[int64]int // job ID → index in w.Jobs
 	runs      []run         // by job index
@@ -110,7 +112,8 @@ type simulator struct {
 	// but LostGPUSeconds does not count yet: the reloads of stopped
 	// checkpointing jobs, queued or under way (counted when the run ends).
 	committed float64
-	holds     *holdBook // the agent's holds, when the workload has signals
+	holds     *holdBook  // the agent's holds, when the workload has signals
+	steer     *steerBook // what steering learned, when the workload steers
 }
 
 // run is a job's current hold on GPUs.
@@ -119,9 +122,12 @@ type run struct {
 	gpus  []int64
 	gen   int // bumped at each start, so a preempted run's end event is ignored
 	state int // stateWaiting…
-	// done is the progress a checkpointing job kept from earlier runs;
-	// overhead is this run's reload time before progress resumes.
+	// done is the progress a checkpointing job kept from earlier runs, in
+	// trace time; overhead is this run's reload time before progress resumes.
 	done, overhead time.Duration
+	// slow is how many times its trace runtime the job takes on this
+	// run's GPUs (the slowest of them).
+	slow float64
 	// attained is the GPU-seconds of earlier runs (LAS attained service).
 	attained float64
 	// preemptedAt is when the job was last stopped; stopped says it was.
@@ -132,13 +138,16 @@ type run struct {
 // newSimulator sets up an empty cluster before the first arrival.
 func newSimulator(w *Workload, cfg scheduler.Config) *simulator {
 	s := &simulator{w: w, cfg: cfg, index: map[int64]int{}, runs: make([]run, len(w.Jobs))}
-	s.nodes, s.gpus = w.Cluster.inventory()
+	s.nodes, s.gpus, s.slow = w.Cluster.inventory()
 	s.owner = make([]int, len(s.gpus)+1)
 	for i := range s.owner {
 		s.owner[i] = -1
 	}
 	s.res = &Result{Records: make([]Record, len(w.Jobs))}
 	s.holds = newHoldBook(w.Signals)
+	if w.Steer {
+		s.steer = newSteerBook(w.Cluster, w.Scoring)
+	}
 	seen := map[int64]bool{}
 	for i, j := range w.Jobs {
 		s.index[j.ID] = i

@@ -20,7 +20,7 @@ func fcfsConfig(t *testing.T) scheduler.Config {
 
 func TestRunThreeJobsFCFS(t *testing.T) {
 	t.Parallel()
-	w := &Workload{Jobs: threeJobs(), Cluster: Cluster{1, 2, "H100"}, Scale: 1}
+	w := &Workload{Jobs: threeJobs(), Cluster: Cluster{Nodes: 1, GPUsPerNode: 2, Model: "H100"}, Scale: 1}
 	r, err := Run(w, fcfsConfig(t))
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +40,7 @@ func TestRunPreemptsForHigherPriority(t *testing.T) {
 	t.Parallel()
 	cfg := scheduler.DefaultConfig()
 	cfg.Policy, cfg.Backfill, cfg.Preemption = scheduler.PolicyPriority, false, true
-	w := &Workload{Cluster: Cluster{1, 2, "H100"}, Scale: 1, Jobs: []Job{
+	w := &Workload{Cluster: Cluster{Nodes: 1, GPUsPerNode: 2, Model: "H100"}, Scale: 1, Jobs: []Job{
 		{ID: 1, Name: "low", User: 1, GPUs: 2, Runtime: time.Hour, Priority: scheduler.PriorityLow},
 		{ID: 2, Name: "high", User: 2, GPUs: 2, Submit: 30 * time.Minute, Runtime: 10 * time.Minute, Priority: scheduler.PriorityHigh},
 	}}
@@ -67,7 +67,7 @@ func TestRunPreemptsForHigherPriority(t *testing.T) {
 // (TestRunPreemptsForHigherPriority).
 func TestRunLostCap(t *testing.T) {
 	t.Parallel()
-	w := &Workload{Cluster: Cluster{1, 2, "H100"}, Scale: 1, Jobs: []Job{
+	w := &Workload{Cluster: Cluster{Nodes: 1, GPUsPerNode: 2, Model: "H100"}, Scale: 1, Jobs: []Job{
 		{ID: 1, Name: "low", User: 1, GPUs: 2, Runtime: time.Hour, Priority: scheduler.PriorityLow},
 		{ID: 2, Name: "high", User: 2, GPUs: 2, Submit: 30 * time.Minute, Runtime: 10 * time.Minute, Priority: scheduler.PriorityHigh},
 	}}

@@ -23,7 +23,7 @@ func threeJobs() []Job {
 func threeJobsResult() *Result {
 	j := threeJobs()
 	rec := func(k int, start time.Duration) Record {
-		return Record{Job: j[k], FirstStart: start, Start: start, End: start + j[k].Runtime, Done: true}
+		return Record{Job: j[k], FirstStart: start, Start: start, End: start + j[k].Runtime, Done: true, Model: "H100"}
 	}
 	return &Result{
 		Records:        []Record{rec(0, 0), rec(1, 100*time.Second), rec(2, 150*time.Second)},

@@ -91,7 +91,17 @@ func (s *simulator) snapshot(t time.Duration) scheduler.Snapshot {
 		Running: running, Pending: s.pendingCopy(), Users: users, Bookings: s.holds.active(t, userNameOf),
 		Lost: scheduler.PreemptionLoss{LostGPUSeconds: s.res.LostGPUSeconds, HeldGPUSeconds: heldGPUs,
 			CommittedGPUSeconds: max(0, s.committed)},
+		Steering: s.steering(),
 	}
+}
+
+// steering is what the core steers by (steer.go); nil when the workload
+// does not steer.
+func (s *simulator) steering() []scheduler.SteerCost {
+	if s.steer == nil {
+		return nil
+	}
+	return s.steer.steering()
 }
 
 // pendingCopy is the queue for a snapshot, copied into a buffer reused from

@@ -15,7 +15,7 @@ func excerptWorkload(t *testing.T) (*Trace, *Workload) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := Prepare(tr.Jobs, Cluster{2, 8, "H100"}, PrepareOptions{Load: 0.9})
+	w, err := Prepare(tr.Jobs, Cluster{Nodes: 2, GPUsPerNode: 8, Model: "H100"}, PrepareOptions{Load: 0.9})
 	if err != nil {
 		t.Fatal(err)
 	}

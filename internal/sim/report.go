@@ -59,7 +59,10 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	c := wl.Cluster
 	fmt.Fprintf(&b, "cluster   %s: %d GPUs on %d nodes; %d jobs larger than a node may span nodes\n",
-		c, c.GPUs(), c.Nodes, wl.MultiNode)
+		c, c.GPUs(), c.NodeCount(), wl.MultiNode)
+	if wl.Steer {
+		fmt.Fprintf(&b, "%-9s jobs steered between GPU models by what the scoring model learned from the jobs finished so far\n", "")
+	}
 	scale := "the trace's own arrival times"
 	if r.Load > 0 {
 		scale = fmt.Sprintf("arrival times x%.4g", wl.Scale)

@@ -9,7 +9,7 @@ import (
 // charts and the slowdown bars of every policy.
 func TestWriteHTML(t *testing.T) {
 	t.Parallel()
-	w := &Workload{Jobs: threeJobs(), Cluster: Cluster{1, 2, "H100"}, Scale: 1}
+	w := &Workload{Jobs: threeJobs(), Cluster: Cluster{Nodes: 1, GPUsPerNode: 2, Model: "H100"}, Scale: 1}
 	ps, err := Policies([]string{"fcfs", "default"})
 	if err != nil {
 		t.Fatal(err)

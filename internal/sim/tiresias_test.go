@@ -54,7 +54,7 @@ func TestReplayTiresias60(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := Prepare(tr.Jobs, Cluster{32, 4, "V100"}, PrepareOptions{Load: 0.9})
+	w, err := Prepare(tr.Jobs, Cluster{Nodes: 32, GPUsPerNode: 4, Model: "V100"}, PrepareOptions{Load: 0.9})
 	if err != nil {
 		t.Fatal(err)
 	}

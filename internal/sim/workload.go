@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 )
 
 // PrepareOptions say how a trace becomes the workload every policy replays.
@@ -31,6 +33,11 @@ type PrepareOptions struct {
 	// resumed run, reloading before it makes progress again (GPU time
 	// lost). 0: DefaultRestartOverhead.
 	RestartOverhead time.Duration
+	// NoSteering turns steering off on a cluster of several GPU models
+	// (to measure what it buys); Scoring configures it (zero: the
+	// scoring model's defaults).
+	NoSteering bool
+	Scoring    scoring.Config
 }
 
 // DefaultRestartOverhead is a resumed job's reload time unless told.
@@ -58,6 +65,11 @@ type Workload struct {
 	// Signals are the client agent's signals to replay as holds
 	// (signals.go); nil: none.
 	Signals *Signals
+	// Steer: the cluster has several GPU models and the core steers jobs
+	// between them by what the scoring model (configuration Scoring)
+	// learned from the jobs finished so far in the replay (steer.go).
+	Steer   bool
+	Scoring scoring.Config
 	// RestartOverhead is what each resumed run of a checkpointed job spends
 	// before making progress again.
 	RestartOverhead time.Duration
@@ -76,7 +88,14 @@ func Prepare(jobs []Job, c Cluster, opt PrepareOptions) (*Workload, error) {
 	if opt.Checkpointable < 0 || opt.Checkpointable > 1 {
 		return nil, errors.New("the checkpointable share must be between 0 and 1")
 	}
-	w := &Workload{Cluster: c, Scale: 1, RestartOverhead: opt.RestartOverhead, Checkpointable: opt.Checkpointable}
+	w := &Workload{Cluster: c, Scale: 1, RestartOverhead: opt.RestartOverhead, Checkpointable: opt.Checkpointable,
+		Steer: len(c.Models()) > 1 && !opt.NoSteering, Scoring: opt.Scoring}
+	if w.Scoring == (scoring.Config{}) {
+		w.Scoring = scoring.DefaultConfig()
+	}
+	if err := w.Scoring.Validate(); err != nil {
+		return nil, err
+	}
 	if w.RestartOverhead == 0 {
 		w.RestartOverhead = DefaultRestartOverhead
 	}
@@ -85,7 +104,7 @@ func Prepare(jobs []Job, c Cluster, opt PrepareOptions) (*Workload, error) {
 		case j.GPUs > c.GPUs():
 			w.TooLarge++
 			continue
-		case j.GPUs > c.GPUsPerNode:
+		case j.GPUs > c.MaxGPUsPerNode():
 			j.MultiNode = true
 		}
 		w.Jobs = append(w.Jobs, j)

@@ -63,3 +63,49 @@ func Job(t testing.TB, db *models.DB, owner *models.User, gpus int) *models.Job 
 	}
 	return j
 }
+
+// Lease submits a queued lease job of owner's asking for gpus GPUs: the
+// client runs its own process, so it runs through the job lifecycle
+// without any executor (Start, End).
+func Lease(t testing.TB, db *models.DB, owner *models.User, gpus int) *models.Job {
+	t.Helper()
+	j := &models.Job{Name: fmt.Sprintf("lease-%d", seq.Add(1)), OwnerID: owner.ID, GPUCount: gpus, Executor: models.ExecutorLease}
+	if err := models.CreateJob(context.Background(), db.Pool, j, Now); err != nil {
+		t.Fatalf("fixture lease: %v", err)
+	}
+	return j
+}
+
+// Start places lease job id on gpuIDs at now through the job lifecycle, as a
+// scheduling pass would: it runs at once.
+func Start(t testing.TB, db *models.DB, id int64, gpuIDs []int64, now time.Time) {
+	t.Helper()
+	err := db.InTx(context.Background(), func(ctx context.Context, tx *models.Tx) error {
+		lc := &models.Lifecycle{}
+		j, err := lc.Lock(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		return lc.Place(ctx, tx, j, models.Placement{GPUIDs: gpuIDs, Reason: "placed by the test"}, now)
+	})
+	if err != nil {
+		t.Fatalf("fixture start of job %d: %v", id, err)
+	}
+}
+
+// End asks the job lifecycle at now to end lease job id as kind says (a
+// release completes it, a cancel cancels it); its GPUs are released.
+func End(t testing.TB, db *models.DB, id int64, kind models.StopKind, now time.Time) {
+	t.Helper()
+	err := db.InTx(context.Background(), func(ctx context.Context, tx *models.Tx) error {
+		lc := &models.Lifecycle{}
+		j, err := lc.Lock(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		return lc.RequestStop(ctx, tx, j, models.StopRequest{Kind: kind, Reason: "ended by the test"}, now)
+	})
+	if err != nil {
+		t.Fatalf("fixture end of job %d: %v", id, err)
+	}
+}

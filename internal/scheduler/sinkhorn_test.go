@@ -1,4 +1,4 @@
-package scoring
+package scheduler
 
 import (
 	"math"
@@ -19,7 +19,7 @@ func marginals(p [][]float64) (rows, cols []float64) {
 	return rows, cols
 }
 
-func checkMarginals(t interface{ Fatalf(string, ...any) }, tr Transport, rows, cols []float64, tol float64) {
+func checkMarginals(t interface{ Fatalf(string, ...any) }, tr transport, rows, cols []float64, tol float64) {
 	r, c := marginals(tr.Plan)
 	var total, errR, errC float64
 	for i := range rows {
@@ -51,7 +51,7 @@ func TestSinkhornMarginals(t *testing.T) {
 		for j := range m {
 			cols[j] = total / float64(m)
 		}
-		tr, err := Sinkhorn(cost, rows, cols, SinkhornOptions{Tolerance: 1e-4, MaxIter: 20000})
+		tr, err := sinkhorn(cost, rows, cols, sinkhornOptions{Tolerance: 1e-4, MaxIter: 20000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +81,7 @@ func TestSinkhornExtremeCosts(t *testing.T) {
 		for j := range cols {
 			cols[j] = float64(len(rows)) / float64(len(cols))
 		}
-		tr, err := Sinkhorn(cost, rows, cols, SinkhornOptions{})
+		tr, err := sinkhorn(cost, rows, cols, sinkhornOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -94,7 +94,7 @@ func TestSinkhornExtremeCosts(t *testing.T) {
 		}
 		checkMarginals(t, tr, rows, cols, 1.01e-4)
 	}
-	if tr, _ := Sinkhorn(tests["huge"], []float64{1, 1}, []float64{1, 1}, SinkhornOptions{}); tr.Plan[0][1] < 0.99 {
+	if tr, _ := sinkhorn(tests["huge"], []float64{1, 1}, []float64{1, 1}, sinkhornOptions{}); tr.Plan[0][1] < 0.99 {
 		t.Fatalf("huge: the cheap cell got %v", tr.Plan[0][1])
 	}
 	bad := map[string]struct {
@@ -108,13 +108,13 @@ func TestSinkhornExtremeCosts(t *testing.T) {
 		"ragged rows": {[][]float64{{1, 2}, {1}}, []float64{1, 1}, []float64{1, 1}},
 	}
 	for name, b := range bad {
-		if _, err := Sinkhorn(b.cost, b.rows, b.cols, SinkhornOptions{}); err == nil {
+		if _, err := sinkhorn(b.cost, b.rows, b.cols, sinkhornOptions{}); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
 }
 
-// Assign honours capacities, leaves jobs waiting when capacity is short,
+// assign honours capacities, leaves jobs waiting when capacity is short,
 // and sends each job to its cheap type when there is room.
 func TestAssign(t *testing.T) {
 	t.Parallel()
@@ -127,7 +127,7 @@ func TestAssign(t *testing.T) {
 			demand[i] = rapid.IntRange(1, 4).Draw(t, "demand")
 		}
 		capacity := rapid.SliceOfN(rapid.IntRange(0, 16), m, m).Draw(t, "capacity")
-		a, err := Assign(cost, demand, capacity, SinkhornOptions{MaxIter: 2000})
+		a, err := assign(cost, demand, capacity, sinkhornOptions{MaxIter: 2000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,11 +143,11 @@ func TestAssign(t *testing.T) {
 			}
 		}
 	})
-	a, err := Assign([][]float64{{1, 10}, {10, 1}, {1, 10}}, []int{1, 1, 1}, []int{2, 2}, SinkhornOptions{})
+	a, err := assign([][]float64{{1, 10}, {10, 1}, {1, 10}}, []int{1, 1, 1}, []int{2, 2}, sinkhornOptions{})
 	if err != nil || a.Column[0] != 0 || a.Column[1] != 1 || a.Column[2] != 0 {
-		t.Fatalf("Assign = %v, %v; want [0 1 0]", a.Column, err)
+		t.Fatalf("assign = %v, %v; want [0 1 0]", a.Column, err)
 	}
-	a, err = Assign([][]float64{{1}, {2}, {3}}, []int{1, 1, 1}, []int{2}, SinkhornOptions{})
+	a, err = assign([][]float64{{1}, {2}, {3}}, []int{1, 1, 1}, []int{2}, sinkhornOptions{})
 	waiting := 0
 	for _, j := range a.Column {
 		if j < 0 {
@@ -157,4 +157,36 @@ func TestAssign(t *testing.T) {
 	if err != nil || waiting != 1 {
 		t.Fatalf("short capacity: %v, %v; want one job waiting", a.Column, err)
 	}
+}
+
+// One Sinkhorn solve for 100 waiting jobs × 8 GPU types.
+func BenchmarkSinkhorn100x8(b *testing.B) {
+	const n, m = 100, 8
+	cost := make([][]float64, n)
+	rows := make([]float64, n)
+	cols := make([]float64, m)
+	for i := range n {
+		cost[i] = make([]float64, m)
+		for j := range m {
+			cost[i][j] = 50 + 40*math.Sin(float64(i*7+j*13))
+		}
+		rows[i] = float64(1 + i%4)
+	}
+	var total float64
+	for _, r := range rows {
+		total += r
+	}
+	for j := range cols {
+		cols[j] = total / m
+	}
+	b.ReportAllocs()
+	var iters int
+	for b.Loop() {
+		tr, err := sinkhorn(cost, rows, cols, sinkhornOptions{})
+		if err != nil || !tr.Converged {
+			b.Fatal(err, tr.Iterations)
+		}
+		iters = tr.Iterations
+	}
+	b.ReportMetric(float64(iters), "iterations")
 }

@@ -1,4 +1,4 @@
-package scoring
+package scheduler
 
 import (
 	"errors"
@@ -6,8 +6,8 @@ import (
 	"math"
 )
 
-// SinkhornOptions tune the entropic optimal-transport solver.
-type SinkhornOptions struct {
+// sinkhornOptions tune the entropic optimal-transport solver.
+type sinkhornOptions struct {
 	// Epsilon is the entropic regularisation, relative to the spread of
 	// the finite costs (default 0.1): smaller is closer to the exact
 	// assignment and slower to converge.
@@ -19,11 +19,11 @@ type SinkhornOptions struct {
 	MaxIter int
 }
 
-func (o SinkhornOptions) withDefaults() SinkhornOptions {
-	if o.Epsilon <= 0 || !finite(o.Epsilon) {
+func (o sinkhornOptions) withDefaults() sinkhornOptions {
+	if o.Epsilon <= 0 || !finiteNum(o.Epsilon) {
 		o.Epsilon = 0.1
 	}
-	if o.Tolerance <= 0 || !finite(o.Tolerance) {
+	if o.Tolerance <= 0 || !finiteNum(o.Tolerance) {
 		o.Tolerance = 1e-4
 	}
 	if o.MaxIter <= 0 {
@@ -32,10 +32,10 @@ func (o SinkhornOptions) withDefaults() SinkhornOptions {
 	return o
 }
 
-// Transport is a solved plan: Plan[i][j] is the mass of row i sent to
+// transport is a solved plan: Plan[i][j] is the mass of row i sent to
 // column j; its row sums match the row masses within Error·total, its
 // column sums match the column masses.
-type Transport struct {
+type transport struct {
 	Plan       [][]float64
 	Iterations int
 	Converged  bool
@@ -43,56 +43,56 @@ type Transport struct {
 	Error float64
 }
 
-// Sinkhorn solves min ⟨P, C⟩ − ε·H(P) subject to P·1 = rows, Pᵀ·1 = cols,
+// sinkhorn solves min ⟨P, C⟩ − ε·H(P) subject to P·1 = rows, Pᵀ·1 = cols,
 // in the log domain (potentials f, g and log-sum-exp), so extreme costs
 // neither overflow nor underflow. A cost of +Inf forbids a cell. rows and
 // cols must be positive and have the same total (within 1e-9 relative).
-func Sinkhorn(cost [][]float64, rows, cols []float64, o SinkhornOptions) (Transport, error) {
+func sinkhorn(cost [][]float64, rows, cols []float64, o sinkhornOptions) (transport, error) {
 	o = o.withDefaults()
 	n, m := len(rows), len(cols)
 	if n == 0 || m == 0 || len(cost) != n {
-		return Transport{}, fmt.Errorf("scoring: sinkhorn needs a %d×%d cost matrix with rows and columns", n, m)
+		return transport{}, fmt.Errorf("scheduler: sinkhorn needs a %d×%d cost matrix with rows and columns", n, m)
 	}
 	var ra, ca float64
 	for _, r := range rows {
-		if !finite(r) || r <= 0 {
-			return Transport{}, fmt.Errorf("scoring: sinkhorn row mass %v must be > 0", r)
+		if !finiteNum(r) || r <= 0 {
+			return transport{}, fmt.Errorf("scheduler: sinkhorn row mass %v must be > 0", r)
 		}
 		ra += r
 	}
 	for _, c := range cols {
-		if !finite(c) || c <= 0 {
-			return Transport{}, fmt.Errorf("scoring: sinkhorn column mass %v must be > 0", c)
+		if !finiteNum(c) || c <= 0 {
+			return transport{}, fmt.Errorf("scheduler: sinkhorn column mass %v must be > 0", c)
 		}
 		ca += c
 	}
 	if math.Abs(ra-ca) > 1e-9*math.Max(ra, ca) {
-		return Transport{}, fmt.Errorf("scoring: sinkhorn rows total %v but columns %v", ra, ca)
+		return transport{}, fmt.Errorf("scheduler: sinkhorn rows total %v but columns %v", ra, ca)
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i, row := range cost {
 		if len(row) != m {
-			return Transport{}, fmt.Errorf("scoring: sinkhorn cost row %d has %d columns, want %d", i, len(row), m)
+			return transport{}, fmt.Errorf("scheduler: sinkhorn cost row %d has %d columns, want %d", i, len(row), m)
 		}
 		open := false
 		for _, v := range row {
 			switch {
 			case math.IsNaN(v) || math.IsInf(v, -1):
-				return Transport{}, fmt.Errorf("scoring: sinkhorn cost %v in row %d", v, i)
+				return transport{}, fmt.Errorf("scheduler: sinkhorn cost %v in row %d", v, i)
 			case !math.IsInf(v, 1):
 				lo, hi, open = math.Min(lo, v), math.Max(hi, v), true
 			}
 		}
 		if !open {
-			return Transport{}, fmt.Errorf("scoring: sinkhorn row %d has no allowed column", i)
+			return transport{}, fmt.Errorf("scheduler: sinkhorn row %d has no allowed column", i)
 		}
 	}
 	// Costs are rescaled to [0, 1] so that ε is relative: 1e300 and 1e-300
 	// in one matrix are as easy as 1 and 2.
 	scale := hi - lo
-	if scale <= 0 || !finite(scale) {
+	if scale <= 0 || !finiteNum(scale) {
 		scale = math.Max(math.Abs(hi), 1)
-		if !finite(scale) {
+		if !finiteNum(scale) {
 			scale = math.MaxFloat64
 		}
 	}
@@ -112,7 +112,7 @@ func Sinkhorn(cost [][]float64, rows, cols []float64, o SinkhornOptions) (Transp
 	for i := range k {
 		k[i] = make([]float64, m)
 	}
-	t := Transport{}
+	t := transport{}
 	// ε-scaling: solve coarsely with a large ε first and carry the
 	// potentials down, halving ε to the target; only the last stage must
 	// meet the tolerance.
@@ -139,7 +139,7 @@ func Sinkhorn(cost [][]float64, rows, cols []float64, o SinkhornOptions) (Transp
 		}
 	}
 	if math.IsNaN(t.Error) {
-		return Transport{}, errors.New("scoring: sinkhorn diverged")
+		return transport{}, errors.New("scheduler: sinkhorn diverged")
 	}
 	t.Plan = make([][]float64, n)
 	for i := range n {
@@ -153,7 +153,7 @@ func Sinkhorn(cost [][]float64, rows, cols []float64, o SinkhornOptions) (Transp
 
 // iterate runs Sinkhorn updates of the potentials f, g (in units of ε)
 // until the row-marginal error is within tol or the iterations reach most.
-func (t *Transport) iterate(k [][]float64, f, g, logA, logB, rows []float64, total, tol float64, most int) {
+func (t *transport) iterate(k [][]float64, f, g, logA, logB, rows []float64, total, tol float64, most int) {
 	n, m := len(f), len(g)
 	buf := make([]float64, max(n, m))
 	for t.Iterations < most {
@@ -208,3 +208,5 @@ func logSumExp(xs []float64) float64 {
 	}
 	return top + math.Log(s)
 }
+
+func finiteNum(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

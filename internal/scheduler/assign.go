@@ -1,4 +1,4 @@
-package scoring
+package scheduler
 
 import (
 	"fmt"
@@ -6,32 +6,32 @@ import (
 	"sort"
 )
 
-// Assignment places waiting jobs on GPU types: Column[i] is the GPU type
+// assignment places waiting jobs on GPU types: Column[i] is the GPU type
 // index job i goes to, or −1 when capacity ran out for it.
-type Assignment struct {
+type assignment struct {
 	Column    []int
-	Transport Transport
+	transport transport
 }
 
-// Assign spreads jobs over GPU types with capacities by entropic optimal
+// assign spreads jobs over GPU types with capacities by entropic optimal
 // transport: cost[i][j] is job i's cost on type j (+Inf: not allowed),
 // demand[i] its GPUs, capacity[j] the free GPUs of type j. When demand and
 // capacity differ, a slack column (jobs left waiting, costlier than any
 // placement) or a slack row (capacity left idle, free) balances them. The
 // fractional plan is rounded greedily: the most confident jobs first, each
 // to its most-planned type with room left, so capacities always hold.
-func Assign(cost [][]float64, demand []int, capacity []int, o SinkhornOptions) (Assignment, error) {
+func assign(cost [][]float64, demand []int, capacity []int, o sinkhornOptions) (assignment, error) {
 	n, m := len(demand), len(capacity)
 	if n == 0 {
-		return Assignment{}, nil
+		return assignment{}, nil
 	}
 	if len(cost) != n {
-		return Assignment{}, fmt.Errorf("scoring: assign has %d cost rows for %d jobs", len(cost), n)
+		return assignment{}, fmt.Errorf("scheduler: assign has %d cost rows for %d jobs", len(cost), n)
 	}
 	hi := 0.0
 	for _, row := range cost {
 		for _, v := range row {
-			if finite(v) {
+			if finiteNum(v) {
 				hi = math.Max(hi, math.Abs(v))
 			}
 		}
@@ -40,7 +40,7 @@ func Assign(cost [][]float64, demand []int, capacity []int, o SinkhornOptions) (
 	rows := make([]float64, n)
 	for i, d := range demand {
 		if d <= 0 {
-			return Assignment{}, fmt.Errorf("scoring: job %d asks for %d GPUs", i, d)
+			return assignment{}, fmt.Errorf("scheduler: job %d asks for %d GPUs", i, d)
 		}
 		rows[i], need = float64(d), need+d
 	}
@@ -48,13 +48,13 @@ func Assign(cost [][]float64, demand []int, capacity []int, o SinkhornOptions) (
 	var cols []float64
 	for j, c := range capacity {
 		if c < 0 {
-			return Assignment{}, fmt.Errorf("scoring: GPU type %d has capacity %d", j, c)
+			return assignment{}, fmt.Errorf("scheduler: GPU type %d has capacity %d", j, c)
 		}
 		if c > 0 {
 			open, cols, have = append(open, j), append(cols, float64(c)), have+c
 		}
 	}
-	out := Assignment{Column: make([]int, n)}
+	out := assignment{Column: make([]int, n)}
 	for i := range out.Column {
 		out.Column[i] = -1
 	}
@@ -65,7 +65,7 @@ func Assign(cost [][]float64, demand []int, capacity []int, o SinkhornOptions) (
 	c := make([][]float64, n, n+1)
 	for i := range n {
 		if len(cost[i]) != m {
-			return Assignment{}, fmt.Errorf("scoring: assign cost row %d has %d columns for %d GPU types", i, len(cost[i]), m)
+			return assignment{}, fmt.Errorf("scheduler: assign cost row %d has %d columns for %d GPU types", i, len(cost[i]), m)
 		}
 		c[i] = make([]float64, k, k+1)
 		for x, j := range open {
@@ -82,11 +82,11 @@ func Assign(cost [][]float64, demand []int, capacity []int, o SinkhornOptions) (
 		c = append(c, make([]float64, k))
 		rows = append(rows, float64(have-need))
 	}
-	t, err := Sinkhorn(c, rows, cols, o)
+	t, err := sinkhorn(c, rows, cols, o)
 	if err != nil {
-		return Assignment{}, err
+		return assignment{}, err
 	}
-	out.Transport = t
+	out.transport = t
 	order := make([]int, n)
 	for i := range order {
 		order[i] = i
