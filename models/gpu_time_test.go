@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -88,7 +89,7 @@ func TestUsageIsAllocationTime(t *testing.T) {
 	halfLife := 7 * 24 * time.Hour
 	sc := newUsageScenario(t, db, now)
 
-	snap, _, err := models.LoadSnapshot(ctx, db.Bun, now, halfLife)
+	snap, _, err := models.LoadSnapshot(ctx, db.Bun, now, halfLife, scoring.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -32,7 +33,7 @@ func BenchmarkUsage(b *testing.B) {
 		b.Run(fmt.Sprintf("jobs=%d/snapshot", jobs), func(b *testing.B) {
 			for b.Loop() {
 				err := db.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-					_, _, err := models.LoadSnapshot(ctx, tx, now, 7*24*time.Hour)
+					_, _, err := models.LoadSnapshot(ctx, tx, now, 7*24*time.Hour, scoring.DefaultConfig())
 					return err
 				})
 				if err != nil {

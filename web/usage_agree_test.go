@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
 	"github.com/gpuscheduler/gpuscheduler/internal/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
@@ -68,7 +69,7 @@ func TestUsageAPIAgreesWithFairShare(t *testing.T) {
 		t.Fatal(err)
 	}
 	halfLife := time.Duration(cfg.FairShare.HalfLife)
-	snap, _, err := models.LoadSnapshot(ctx, s.DB.Bun, now, halfLife)
+	snap, _, err := models.LoadSnapshot(ctx, s.DB.Bun, now, halfLife, scoring.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
