@@ -42,10 +42,25 @@ func loadPrincipals(ctx context.Context, db bun.IDB, s *scheduler.Snapshot, now 
 		s.Users[u.ID] = p
 	}
 	w := fairShareWindow(now, halfLife)
-	held, err := readHeld(ctx, db, w.From, now)
+	from := w.From
+	if lost := now.Add(-LostWindow); !from.IsZero() && lost.Before(from) {
+		from = lost // the lost-share cap reads the same intervals (snapshot_lost.go)
+	}
+	held, err := readHeld(ctx, db, from, now)
 	if err != nil {
 		return fmt.Errorf("models: snapshot usage: %w", err)
 	}
 	scheduler.ChargeUsage(s, held, w)
+	s.Lost.HeldGPUSeconds = heldWithin(held, now.Add(-LostWindow), now)
 	return nil
+}
+
+// heldWithin is the GPU-seconds held in [from, now), undecayed.
+func heldWithin(held []scheduler.Held, from, now time.Time) float64 {
+	var sum float64
+	w := scheduler.UsageWindow{From: from, Now: now}
+	for _, h := range held {
+		sum += scheduler.GPUTime(h, w)
+	}
+	return sum
 }
