@@ -21,16 +21,9 @@ func (h *Handlers) renderAdminTeams(c echo.Context, status int, msg string) erro
 	if err != nil {
 		return err
 	}
-	var counts []struct {
-		TeamID int64 `bun:"team_id"`
-		N      int   `bun:"n"`
-	}
-	if err := h.DB.Bun.NewRaw("SELECT team_id, count(*) AS n FROM users WHERE team_id IS NOT NULL GROUP BY team_id").Scan(ctx, &counts); err != nil {
+	members, err := models.TeamMemberCounts(ctx, h.DB.Bun)
+	if err != nil {
 		return err
-	}
-	members := map[int64]int{}
-	for _, r := range counts {
-		members[r.TeamID] = r.N
 	}
 	a := views.AdminTeams{Error: msg}
 	for _, t := range teams {

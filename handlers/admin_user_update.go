@@ -46,7 +46,7 @@ func (h *Handlers) AdminUserUpdate(c echo.Context) error {
 			return err
 		}
 		if teamID != nil {
-			ok, err := tx.NewSelect().Model((*models.Team)(nil)).Where("id = ?", *teamID).Exists(ctx)
+			ok, err := models.TeamExists(ctx, tx, *teamID)
 			if err != nil {
 				return err
 			}

@@ -47,7 +47,7 @@ func (h *Handlers) clusterModel(c echo.Context) (views.Cluster, error) {
 		return views.Cluster{}, err
 	}
 	v := clusterView(nodes, res, now)
-	if err := h.withReclaims(ctx, &v); err != nil { // idle countdown on tiles (issue 13)
+	if err := h.withReclaims(ctx, &v); err != nil { // idle countdown on tiles
 		return views.Cluster{}, err
 	}
 	// Until when each GPU stays as it is, and the next 24 hours (calview).

@@ -25,7 +25,7 @@ type allocateBody struct {
 	Name              string          `json:"name"`
 	AllowMultiNode    bool            `json:"allow_multi_node"`
 	TimeoutS          *float64        `json:"timeout_s"` // how long to block for the GPUs (default 30, 0: don't)
-	TTLS              *int64          `json:"ttl_s"`     // lease lifetime once granted (default: until released)
+	TTLS              *int64          `json:"ttl_s"`     // lease lifetime once granted (default and cap: the policy's leases section)
 }
 
 // AllocationJSON answers a granted allocation.
@@ -45,7 +45,11 @@ const maxAllocateWait = 10 * time.Minute
 // GPUs and block until the scheduler grants it (200 with the GPUs) or the
 // timeout passes (202 with the job to poll at /api/v1/jobs/{id}). The
 // caller runs its own process on the GPUs and releases them with
-// /cluster/gpu-release (or the lease's ttl_s ends it).
+// /cluster/gpu-release. Every lease has a TTL (ttl_s, else the policy's
+// default; at most its cap), renewed with /cluster/gpu-renew. A grant
+// counts as received once the client reads it (the 200 here, or the job
+// read running); one never read is released after the policy's
+// confirm_within.
 func (h *Handlers) GPUAllocate(c echo.Context) error {
 	u := userOf(c)
 	var b allocateBody
@@ -60,13 +64,18 @@ func (h *Handlers) GPUAllocate(c echo.Context) error {
 		}
 		wait = time.Duration(*b.TimeoutS * float64(time.Second))
 	}
-	if b.TTLS != nil && (*b.TTLS < 1 || *b.TTLS > 30*24*3600) {
-		return invalid("ttl_s", "must be between 1 second and 30 days")
-	}
 	if len(b.JobID) > 200 {
 		return invalid("job_id", "at most 200 characters")
 	}
 	ctx := c.Request().Context()
+	leases, err := h.leasePolicy(ctx)
+	if err != nil {
+		return err
+	}
+	ttl, err := leaseTTL(b.TTLS, time.Duration(leases.DefaultTTL), leases)
+	if err != nil {
+		return err
+	}
 	cp, err := h.capacity(ctx)
 	if err != nil {
 		return err
@@ -78,7 +87,8 @@ func (h *Handlers) GPUAllocate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	job.ClientRef, job.LeaseTTLS = b.JobID, b.TTLS
+	ttlS := int64(ttl / time.Second)
+	job.ClientRef, job.LeaseTTLS = b.JobID, &ttlS
 	if job.Name == "" {
 		job.Name = b.JobID
 	}
@@ -107,7 +117,7 @@ func (h *Handlers) GPUAllocate(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("handlers: allocate: %w", err)
 	}
-	h.Notifier.Signal(models.ChannelJobs, fmt.Sprint(id))
+	h.Signals.Signal(models.ChannelJobs, fmt.Sprint(id))
 	return h.awaitGrant(c, id, wait, events)
 }
 
@@ -137,8 +147,18 @@ func (h *Handlers) awaitGrant(c echo.Context, id int64, wait time.Duration, even
 	}
 }
 
+// granted answers with lease j's GPUs: the client learns of the grant, so
+// the lease is confirmed and runs for its whole TTL.
 func (h *Handlers) granted(c echo.Context, j *models.Job) error {
-	gpus, err := models.JobGPUs(c.Request().Context(), h.DB.Bun, j.ID)
+	ctx := c.Request().Context()
+	j, err := h.confirmLease(ctx, j)
+	if err != nil {
+		return err
+	}
+	if j.State != models.JobRunning { // released or expired since it was read
+		return Errorf(http.StatusConflict, "bad_state", "job %d ended before its grant could be answered (%s)", j.ID, j.State)
+	}
+	gpus, err := models.JobGPUs(ctx, h.DB.Bun, j.ID)
 	if err != nil {
 		return err
 	}

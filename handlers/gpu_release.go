@@ -77,11 +77,9 @@ func (h *Handlers) leaseJob(ctx context.Context, tx *models.Tx, u *models.User, 
 	if id > 0 {
 		return ownJob(ctx, tx, u, id)
 	}
-	j := new(models.Job)
-	err := tx.NewSelect().Model(j).Where("owner_id = ?", u.ID).Where("client_ref = ?", ref).
-		OrderExpr("state IN ('running', 'queued') DESC, id DESC").Limit(1).Scan(ctx)
+	j, err := models.LeaseByClientRef(ctx, tx, u.ID, ref)
 	if err != nil {
-		return nil, fromModel(fmt.Errorf("%w", models.ErrNotFound), "lease "+ref)
+		return nil, fromModel(err, "lease "+ref)
 	}
 	return j, nil
 }

@@ -33,7 +33,7 @@ type Config struct {
 	// Bookings calendar: per-user limits (zero values take the defaults in booking_limits.go).
 	Bookings BookingLimits
 
-	// Notifications (issue 13): webhook and Slack URLs may name loopback or
+	// Notifications: webhook and Slack URLs may name loopback or
 	// link-local addresses (dev and tests only; SSRF otherwise).
 	NotifyAllowPrivate bool
 	// NotifyEmail says an SMTP relay is configured, so email channels work.
@@ -53,7 +53,8 @@ type Sessions interface {
 
 // Migrations reports the schema's state for /readyz.
 type Migrations interface {
-	Status(ctx context.Context) (applied int, riverCurrent bool, err error)
+	// Current reports whether the schema is the latest this binary knows.
+	Current(ctx context.Context) (bool, error)
 }
 
 // Handlers carries the dependencies every handler shares. Time comes from
@@ -75,10 +76,10 @@ type Handlers struct {
 	// agents' reports go through it.
 	Lifecycle *models.Lifecycle
 
-	// Notifier signals committed changes from the hot paths (submissions).
-	Notifier *models.Notifier
+	// Signals sends change signals after the commit, from the hot paths (submissions).
+	Signals *models.Signaler
 
-	// Secrets seals notification channels' secrets and Slack URLs (issue 13).
+	// Secrets seals notification channels' secrets and Slack URLs.
 	Secrets *models.SecretBox
 
 	// Scoring is the scoring service (/v1/score, /v1/observe); see scoring_service.go.

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-
-	"github.com/gpuscheduler/gpuscheduler/migrations"
 )
 
 // Healthz handles GET /healthz: the process is up. It touches nothing else,
@@ -40,19 +38,19 @@ func (h *Handlers) Readyz(c echo.Context) error {
 		ready = false
 	} else {
 		checks["database"] = readyCheck{OK: true}
-		applied, riverOK, err := h.Migrations.Status(ctx)
+		current, err := h.Migrations.Current(ctx)
 		switch {
 		case err != nil:
 			checks["migrations"] = readyCheck{Detail: err.Error()}
 			ready = false
-		case applied != migrations.Latest() || !riverOK:
+		case !current:
 			checks["migrations"] = readyCheck{Detail: "schema not current: run gpusched migrate"}
 			ready = false
 		default:
 			checks["migrations"] = readyCheck{OK: true}
 		}
 	}
-	// Sign-in providers (sign-in branch): reported, never fatal. A provider
+	// Sign-in providers: reported, never fatal. A provider
 	// that is down must not take the API and the node agents with it.
 	if down := h.SignIn.Unavailable(); len(down) > 0 {
 		var lines []string

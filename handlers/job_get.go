@@ -30,16 +30,23 @@ type AllocatedGPUJSON struct {
 }
 
 // JobGet handles GET /api/v1/jobs/{id}: the job, its state timeline, its
-// GPUs and, while pending, the scheduler's explanation.
+// GPUs and, while pending, the scheduler's explanation. The owner reading
+// a granted lease confirms that the grant reached its client.
 func (h *Handlers) JobGet(c echo.Context) error {
 	id, err := jobID(c)
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
-	j, err := ownJob(ctx, h.DB.Bun, userOf(c), id)
+	u := userOf(c)
+	j, err := ownJob(ctx, h.DB.Bun, u, id)
 	if err != nil {
 		return err
+	}
+	if j.OwnerID == u.ID {
+		if j, err = h.confirmLease(ctx, j); err != nil {
+			return err
+		}
 	}
 	out, err := h.jobDetail(c, j)
 	if err != nil {

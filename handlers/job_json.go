@@ -36,6 +36,8 @@ type JobJSON struct {
 	EndedAt            *time.Time        `json:"ended_at,omitempty"`
 	ExpectedEndAt      *time.Time        `json:"expected_end_at,omitempty"`
 	LeaseExpiresAt     *time.Time        `json:"lease_expires_at,omitempty"`
+	LeaseTTLS          *int64            `json:"lease_ttl_s,omitempty"`        // a lease's TTL: from the confirmed grant, and each renewal
+	LeaseConfirmedAt   *time.Time        `json:"lease_confirmed_at,omitempty"` // when the client learned of the grant
 	ExitCode           *int              `json:"exit_code,omitempty"`
 	FailureReason      string            `json:"failure_reason,omitempty"`
 	// Pending jobs: the scheduler's latest word.
@@ -67,7 +69,7 @@ func jobJSON(j *models.Job, owner string, now time.Time) JobJSON {
 		AllowMultiNode: j.AllowMultiNode, Preemptible: j.Preemptible, Executor: j.Executor, Command: j.Command,
 		Workdir: j.Workdir, Env: j.Env, JobType: j.JobType, EstimatedDurationS: j.EstimatedDurationS,
 		QueuedAt: j.SubmittedAt, ScheduledAt: j.ScheduledAt, StartedAt: j.StartedAt, EndedAt: j.EndedAt,
-		LeaseExpiresAt: j.LeaseExpiresAt, ExitCode: j.ExitCode, FailureReason: j.FailureReason,
+		LeaseExpiresAt: j.LeaseExpiresAt, LeaseTTLS: j.LeaseTTLS, LeaseConfirmedAt: j.LeaseConfirmedAt, ExitCode: j.ExitCode, FailureReason: j.FailureReason,
 		Position: j.QueuePosition, Reason: j.PendingReason, ReasonCode: j.PendingCode, EstimatedStartTime: j.EstimatedStartAt,
 		Checkpoint: j.Checkpoint, AttainedGPUHours: j.AttainedGPUS / 3600,
 	}

@@ -136,7 +136,7 @@ func (h *Handlers) jobView(c echo.Context) (views.JobDetail, error) {
 		}
 		d.GPUs = append(d.GPUs, v)
 	}
-	if j.State == models.JobRunning { // idle policy (issue 13)
+	if j.State == models.JobRunning { // idle policy
 		if err := h.jobIdleView(c, &d); err != nil {
 			return views.JobDetail{}, err
 		}

@@ -40,17 +40,14 @@ func (h *Handlers) drain(c echo.Context, name string, drained bool) (*models.Nod
 		if err != nil {
 			return fromModel(err, "node "+name)
 		}
-		if _, err := tx.NewUpdate().Model(n).Set("drained = ?", drained).Set("updated_at = ?", h.Now()).WherePK().Returning("*").Exec(ctx); err != nil {
+		// A pass follows (nodes is a kick topic); pages redraw.
+		if err := models.SetNodeDrained(ctx, tx, n, drained, h.Now()); err != nil {
 			return err
 		}
 		out = n
 		action := map[bool]string{true: "node.drain", false: "node.undrain"}[drained]
-		if err := models.Audit(ctx, tx, &models.AuditEntry{ActorUserID: &u.ID, Action: action, TargetType: "node",
-			TargetID: fmt.Sprint(n.ID), RemoteAddr: c.RealIP()}); err != nil {
-			return err
-		}
-		// A pass follows (nodes is a kick topic); pages redraw.
-		return models.Notify(ctx, tx, models.ChannelNodes, fmt.Sprint(n.ID))
+		return models.Audit(ctx, tx, &models.AuditEntry{ActorUserID: &u.ID, Action: action, TargetType: "node",
+			TargetID: fmt.Sprint(n.ID), RemoteAddr: c.RealIP()})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("handlers: drain node %s: %w", name, err)

@@ -13,8 +13,9 @@ import (
 )
 
 // NodeHeartbeat handles POST /api/v1/nodes/{id}/heartbeat: the node is alive
-// and here is each GPU's telemetry. A node token may only beat for its own
-// node.
+// and here is each GPU's telemetry, and the leases whose processes its agent
+// watches, which are renewed (the answer names those no longer granted). A
+// node token may only beat for its own node.
 func (h *Handlers) NodeHeartbeat(c echo.Context) error {
 	node := PrincipalOf(c).Node
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
@@ -30,6 +31,9 @@ func (h *Handlers) NodeHeartbeat(c echo.Context) error {
 	}
 	samples, err := validateSamples(req)
 	if err != nil {
+		return err
+	}
+	if err := validateLeaseIDs(req.Leases); err != nil {
 		return err
 	}
 	// One statement, committed on its own (models/heartbeat.go); the change
@@ -50,7 +54,38 @@ func (h *Handlers) NodeHeartbeat(c echo.Context) error {
 	if !res.Unregistered {
 		h.signal(models.ChannelGPUs, fmt.Sprintf("node:%d", node.ID))
 	}
-	return c.JSON(http.StatusOK, apiclient.HeartbeatResponse{Reregister: reregister})
+	out := apiclient.HeartbeatResponse{Reregister: reregister}
+	if len(req.Leases) > 0 && !res.Unregistered {
+		renewed, err := h.Lifecycle.RenewNodeLeases(c.Request().Context(), h.DB.Bun, node.ID, req.Leases, h.Now())
+		if err != nil {
+			return fmt.Errorf("handlers: heartbeat of node %s: %w", node.Name, err)
+		}
+		live := make(map[int64]bool, len(renewed))
+		for _, id := range renewed {
+			live[id] = true
+		}
+		for _, id := range req.Leases {
+			if !live[id] {
+				out.EndedLeases = append(out.EndedLeases, id)
+			}
+		}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// maxLeasesPerBeat bounds the leases one heartbeat renews.
+const maxLeasesPerBeat = 4096
+
+func validateLeaseIDs(ids []int64) error {
+	if len(ids) > maxLeasesPerBeat {
+		return invalid("leases", "at most %d leases per heartbeat", maxLeasesPerBeat)
+	}
+	for i, id := range ids {
+		if id <= 0 {
+			return invalid(fmt.Sprintf("leases[%d]", i), "must be a lease's job id, got %d", id)
+		}
+	}
+	return nil
 }
 
 func validateSamples(req apiclient.HeartbeatRequest) ([]models.GPUTelemetry, error) {
@@ -99,14 +134,14 @@ func validateSamples(req apiclient.HeartbeatRequest) ([]models.GPUTelemetry, err
 	return out, nil
 }
 
-// signal announces a committed change: through the coalescing notifier
+// signal announces a committed change: through the coalescing signaler
 // when there is one, else directly.
 func (h *Handlers) signal(channel, payload string) {
-	if h.Notifier != nil {
-		h.Notifier.Signal(channel, payload)
+	if h.Signals != nil {
+		h.Signals.Signal(channel, payload)
 		return
 	}
-	if err := models.Notify(context.Background(), h.DB.Bun, channel, payload); err != nil {
+	if err := models.Signal(context.Background(), h.DB.Bun, channel, payload); err != nil {
 		h.Logger.Warn("could not send a change signal", "channel", channel, "err", err)
 	}
 }

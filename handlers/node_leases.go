@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -18,7 +19,10 @@ import (
 // NodeLeaseCreate handles POST /api/v1/nodes/{id}/leases: a process on the
 // node asks, through the agent's local /acquire, for GPUs of that node. It
 // becomes a lease job pinned to the node, owned by the scheduler user
-// mapped to the process's Unix user, scheduled like any other job.
+// mapped to the process's Unix user, scheduled like any other job. The job
+// records the process (PID and start time), so that an agent that restarts
+// finds it; with the start time, the agent renews the lease while the
+// process lives, so its TTL is the policy's node_ttl.
 func (h *Handlers) NodeLeaseCreate(c echo.Context) error {
 	node, err := ownNode(c)
 	if err != nil {
@@ -31,7 +35,14 @@ func (h *Handlers) NodeLeaseCreate(c echo.Context) error {
 	if req.PID <= 0 {
 		return invalid("pid", "must be a process id, got %d", req.PID)
 	}
+	if req.PIDStart > math.MaxInt64 {
+		return invalid("pid_start", "must be a start time in clock ticks since boot, got %d", req.PIDStart)
+	}
 	ctx := c.Request().Context()
+	leases, err := h.leasePolicy(ctx)
+	if err != nil {
+		return err
+	}
 	u, err := models.UserByUnixUser(ctx, h.DB.Bun, req.UnixUser)
 	if err != nil {
 		return Errorf(http.StatusForbidden, "unknown_unix_user",
@@ -57,18 +68,20 @@ func (h *Handlers) NodeLeaseCreate(c echo.Context) error {
 	if job.Name == "" {
 		job.Name = job.ClientRef
 	}
+	if req.PIDStart > 0 { // an agent that renews the lease while the process lives
+		ttl := int64(time.Duration(leases.NodeTTL) / time.Second)
+		job.LeaseTTLS = &ttl
+	}
 	err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
 		if err := models.CreateJob(ctx, tx.PGX(), job, h.Now()); err != nil {
 			return err
 		}
-		job.NodeID = &node.ID
-		_, err := tx.NewUpdate().Model(job).Column("node_id").WherePK().Exec(ctx)
-		return err
+		return models.PinLease(ctx, tx, job, node.ID, req.PID, int64(req.PIDStart))
 	})
 	if err != nil {
 		return fmt.Errorf("handlers: lease on node %s: %w", node.Name, err)
 	}
-	h.Notifier.Signal(models.ChannelJobs, fmt.Sprint(job.ID))
+	h.Signals.Signal(models.ChannelJobs, fmt.Sprint(job.ID))
 	out, err := h.leaseAnswer(ctx, job, u.Email)
 	if err != nil {
 		return err
@@ -79,7 +92,8 @@ func (h *Handlers) NodeLeaseCreate(c echo.Context) error {
 // NodeLeaseGet handles GET /api/v1/nodes/{id}/leases/{job}?state=S&wait=N:
 // the lease, once its state is no longer S (or at once without S) or the
 // scheduler's word on it (place, reason, expected start) changed, waiting
-// at most N seconds (default 20).
+// at most N seconds (default 20). Answering a granted lease to the agent,
+// which hands it to the waiting process, confirms the grant.
 func (h *Handlers) NodeLeaseGet(c echo.Context) error {
 	node, err := ownNode(c)
 	if err != nil {
@@ -109,6 +123,9 @@ func (h *Handlers) NodeLeaseGet(c echo.Context) error {
 			first = j
 		}
 		if timedOut || j.State != c.QueryParam("state") || explanationChanged(first, j) {
+			if j, err = h.confirmLease(ctx, j); err != nil {
+				return err
+			}
 			owner, err := models.GetUser(ctx, h.DB.Bun, j.OwnerID)
 			if err != nil {
 				return err
@@ -177,7 +194,13 @@ func (h *Handlers) nodeLease(ctx context.Context, node *models.Node, param strin
 
 func (h *Handlers) leaseAnswer(ctx context.Context, j *models.Job, owner string) (apiclient.NodeLease, error) {
 	out := apiclient.NodeLease{JobID: j.ID, State: j.State, Owner: owner, GPUs: []int{}, Position: j.QueuePosition,
-		Reason: j.PendingReason, EstimatedStart: j.EstimatedStartAt}
+		Reason: j.PendingReason, EstimatedStart: j.EstimatedStartAt, Confirmed: j.LeaseConfirmedAt != nil, ExpiresAt: j.LeaseExpiresAt}
+	if j.LeasePID != nil {
+		out.PID = *j.LeasePID
+	}
+	if j.LeasePIDStart != nil {
+		out.PIDStart = uint64(*j.LeasePIDStart)
+	}
 	if j.State == models.JobRunning {
 		gpus, err := models.JobGPUs(ctx, h.DB.Bun, j.ID)
 		if err != nil {

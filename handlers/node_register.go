@@ -32,10 +32,10 @@ func (h *Handlers) NodeRegister(c echo.Context) error {
 		if err := models.RegisterNode(ctx, tx, node.ID, strings.TrimSpace(req.Hostname), req.AgentVersion, inv, now); err != nil {
 			return err
 		}
-		if err := models.Notify(ctx, tx, models.ChannelNodes, fmt.Sprint(node.ID)); err != nil {
+		if err := models.Signal(ctx, tx, models.ChannelNodes, fmt.Sprint(node.ID)); err != nil {
 			return err
 		}
-		return models.Notify(ctx, tx, models.ChannelGPUs, fmt.Sprintf("node:%d", node.ID))
+		return models.Signal(ctx, tx, models.ChannelGPUs, fmt.Sprintf("node:%d", node.ID))
 	})
 	if err != nil {
 		return fmt.Errorf("handlers: register node %s: %w", node.Name, err)

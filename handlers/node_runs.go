@@ -55,9 +55,9 @@ func (h *Handlers) NodeCommandLogs(c echo.Context) error {
 		job = cmd.JobID
 		return models.AppendLog(ctx, tx, cmd.ID, cmd.JobID, chunk.Offset, chunk.Data, h.Now())
 	})
-	if err == nil && h.Notifier != nil {
+	if err == nil && h.Signals != nil {
 		// Job pages follow the output (SSE "logs"); after the commit, coalesced.
-		h.Notifier.Signal(models.ChannelLogs, strconv.FormatInt(job, 10))
+		h.Signals.Signal(models.ChannelLogs, strconv.FormatInt(job, 10))
 	}
 	return err
 }

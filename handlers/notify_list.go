@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/pages"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -35,7 +36,7 @@ func (h *Handlers) NotifyList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, NotificationsJSON{Unread: unread, Notifications: list})
+	return c.JSON(http.StatusOK, NotificationsJSON{Unread: unread, Notifications: withPages(list)})
 }
 
 // NotifyDeliveries handles GET /api/v1/notifications/deliveries: the
@@ -46,7 +47,21 @@ func (h *Handlers) NotifyDeliveries(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"deliveries": list})
+	return c.JSON(http.StatusOK, map[string]any{"deliveries": withPages(list)})
+}
+
+// notificationPage returns the path of the page n leads to.
+func notificationPage(n *models.Notification) string {
+	return pages.Notification(pages.Subject{Event: n.Event, JobID: n.Payload.JobID(), BookingID: n.Payload.BookingID()})
+}
+
+// withPages sets each notification's payload path to its page, as the
+// delivered messages carry it.
+func withPages(list []models.Notification) []models.Notification {
+	for i := range list {
+		list[i].Payload.Path = notificationPage(&list[i])
+	}
+	return list
 }
 
 // NotifyRead handles POST /api/v1/notifications/read: {"id": n} marks one

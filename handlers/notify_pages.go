@@ -30,7 +30,7 @@ func (h *Handlers) NotificationsPage(c echo.Context) error {
 	var m views.NotificationsList
 	for _, n := range list {
 		m.Items = append(m.Items, views.NotificationItem{ID: n.ID, Event: n.Event, Title: n.Payload.Title, Reason: n.Payload.Reason,
-			Path: n.Payload.Path, When: n.CreatedAt.UTC().Format(time.DateTime), Unread: n.ReadAt == nil})
+			Path: notificationPage(&n), When: n.CreatedAt.UTC().Format(time.DateTime), Unread: n.ReadAt == nil})
 		if n.ReadAt == nil {
 			m.Unread++
 		}

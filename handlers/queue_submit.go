@@ -40,7 +40,7 @@ func (h *Handlers) QueueSubmit(c echo.Context) error {
 		if err := h.jobBatch.Create(ctx, h.DB.Pool, job, now); err != nil {
 			return fmt.Errorf("handlers: submit: %w", err)
 		}
-		h.Notifier.Signal(models.ChannelJobs, fmt.Sprint(job.ID))
+		h.Signals.Signal(models.ChannelJobs, fmt.Sprint(job.ID))
 		return c.JSON(http.StatusCreated, jobJSON(job, u.Email, now))
 	}
 	var status int
@@ -58,6 +58,6 @@ func (h *Handlers) QueueSubmit(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("handlers: submit: %w", err)
 	}
-	h.Notifier.Signal(models.ChannelJobs, fmt.Sprint(job.ID))
+	h.Signals.Signal(models.ChannelJobs, fmt.Sprint(job.ID))
 	return c.JSON(status, out)
 }

@@ -94,7 +94,7 @@ func (h *Handlers) submitFromForm(ctx context.Context, c echo.Context, u *models
 	if err := h.jobBatch.Create(ctx, h.DB.Pool, job, h.Now()); err != nil {
 		return nil, fmt.Errorf("handlers: submit from the page: %w", err)
 	}
-	h.Notifier.Signal(models.ChannelJobs, fmt.Sprint(job.ID))
+	h.Signals.Signal(models.ChannelJobs, fmt.Sprint(job.ID))
 	return job, nil
 }
 

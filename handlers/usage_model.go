@@ -13,7 +13,7 @@ import (
 )
 
 // usagePoints is how many buckets every usage series has, whatever the
-// range: the SQL downsamples to it.
+// range.
 const usagePoints = 240
 
 // usageSpans are the usage page's ranges.
@@ -45,7 +45,7 @@ type UsageJSON struct {
 		Teams []models.Standing `json:"teams"`
 		Users []models.Standing `json:"users"`
 	} `json:"fair_share"`
-	// Idle GPU-hours and what the idle policy gave back (issue 13).
+	// Idle GPU-hours and what the idle policy gave back.
 	Idle models.IdleUsage `json:"idle"`
 }
 
@@ -88,9 +88,6 @@ func (h *Handlers) loadUsage(ctx context.Context, u *models.User, rng string, no
 	if u.IsAdmin() {
 		onlyUser = 0
 	}
-	if out.GPUHours, err = models.GPUHoursOver(ctx, h.DB.Bun, r, now, onlyUser); err != nil {
-		return nil, err
-	}
 	if out.Queue.Length, out.Queue.Wait, err = models.QueueHistory(ctx, h.DB.Bun, r); err != nil {
 		return nil, err
 	}
@@ -98,13 +95,15 @@ func (h *Handlers) loadUsage(ctx context.Context, u *models.User, rng string, no
 	if err != nil {
 		return nil, fmt.Errorf("handlers: usage: %w", err)
 	}
-	if out.Idle, err = models.IdleUsageOver(ctx, h.DB.Bun, r, cfg.Threshold(), onlyUser); err != nil { // issue 13
+	if out.Idle, err = models.IdleUsageOver(ctx, h.DB.Bun, r, cfg.Threshold(), onlyUser); err != nil {
 		return nil, err
 	}
-	teams, users, err := models.FairShareStanding(ctx, h.DB.Bun, now, time.Duration(cfg.FairShare.HalfLife))
+	// GPU-hours and standing from one snapshot of the allocations.
+	hours, teams, users, err := models.UsageFigures(ctx, h.DB, r, now, time.Duration(cfg.FairShare.HalfLife), onlyUser)
 	if err != nil {
 		return nil, err
 	}
+	out.GPUHours = hours
 	out.FairShare.Teams = teams
 	out.FairShare.Users = users
 	if !u.IsAdmin() {

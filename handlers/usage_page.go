@@ -34,7 +34,7 @@ func (h *Handlers) UsagePage(c echo.Context) error {
 	for _, t := range u.GPUHours.UserTotals {
 		v.UserHours = append(v.UserHours, views.UsageRow{Name: t.Name, Value: t.Hours})
 	}
-	for _, t := range u.Idle.Teams { // issue 13
+	for _, t := range u.Idle.Teams {
 		v.IdleTeams = append(v.IdleTeams, views.UsageRow{Name: t.Name, Value: t.Hours})
 	}
 	for _, t := range u.Idle.Users {

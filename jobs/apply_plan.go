@@ -14,10 +14,11 @@ import (
 // job lifecycle: the rows of every job the plan names are locked at once (in
 // id order), each start places its job on its GPUs and hands it to its
 // executor (a node's start command is written here, in the pass's
-// transaction), each preemption asks its job to stop. A job that moved
-// since the pass read it (canceled meanwhile, ended) is left alone: the plan
-// no longer applies to it, and the rest of the plan does.
-func applyPlan(ctx context.Context, d Deps, tx *models.Tx, s *scheduler.Snapshot, plan scheduler.Plan, now time.Time) error {
+// transaction; a lease is granted under the policy's lease rules), each
+// preemption asks its job to stop. A job that moved since the pass read it
+// (canceled meanwhile, ended) is left alone: the plan no longer applies to
+// it, and the rest of the plan does.
+func applyPlan(ctx context.Context, d Deps, tx *models.Tx, s *scheduler.Snapshot, plan scheduler.Plan, leases scheduler.LeasePolicy, now time.Time) error {
 	ids := make([]int64, 0, len(plan.Starts)+len(plan.Preemptions))
 	for _, st := range plan.Starts {
 		ids = append(ids, st.JobID)
@@ -43,7 +44,7 @@ func applyPlan(ctx context.Context, d Deps, tx *models.Tx, s *scheduler.Snapshot
 		if st.Backfilled {
 			reason = "backfilled: starts now without delaying the job ahead"
 		}
-		err := d.Lifecycle.Place(ctx, tx, j, models.Placement{GPUIDs: st.GPUIDs, Reason: reason, ConsumeHolds: holders[j.OwnerID]}, now)
+		err := d.Lifecycle.Place(ctx, tx, j, models.Placement{GPUIDs: st.GPUIDs, Reason: reason, ConsumeHolds: holders[j.OwnerID], Leases: leases}, now)
 		if errors.Is(err, models.ErrNotQueued) {
 			d.Logger.Debug("pass: job moved since the snapshot; not placed", "job", j.ID, "state", j.State)
 			continue

@@ -140,7 +140,9 @@ var jobStates = []string{"queued", "scheduled", "allocating", "running", "comple
 func (c *ClusterCollector) jobs(ctx context.Context, emit emitFunc) error {
 	for _, q := range []struct{ sql, name string }{
 		{`SELECT state, count(*) FROM jobs GROUP BY state`, "gpusched_jobs"},
-		{`SELECT to_state, count(*) FROM job_events GROUP BY to_state`, "gpusched_job_transitions_total"},
+		// Events deleted by retention are counted in job_events_pruned.
+		{`SELECT to_state, sum(n)::bigint FROM (SELECT to_state, count(*) AS n FROM job_events GROUP BY to_state
+			UNION ALL SELECT to_state, n FROM job_events_pruned) t GROUP BY to_state`, "gpusched_job_transitions_total"},
 	} {
 		counts := map[string]float64{}
 		rows, err := c.db.Pool.Query(ctx, q.sql)

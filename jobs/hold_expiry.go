@@ -39,7 +39,7 @@ func ExpireHolds(ctx context.Context, d Deps) error {
 		if len(ids) > 0 {
 			d.Logger.Info("holds expired unused", "holds", ids)
 		}
-		return models.EmitHoldsExpired(ctx, tx, ids, d.Now()) // notifications (issue 13)
+		return models.EmitHoldsExpired(ctx, tx, ids, d.Now()) // notifications
 	})
 }
 

@@ -153,7 +153,7 @@ func TestKickerQueuesPasses(t *testing.T) {
 	go (&Kicker{Listener: listener, River: client, Logger: logger}).loop(ctx, in)
 	notify := func(channel, payload string) {
 		t.Helper()
-		if err := models.Notify(ctx, db.Bun, channel, payload); err != nil {
+		if err := models.Signal(ctx, db.Bun, channel, payload); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -34,7 +34,7 @@ func (w *NodeLivenessWorker) Work(ctx context.Context, _ *river.Job[NodeLiveness
 	d := *w.deps
 	return d.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
 		// The clock is read once the database answered: a sweep that waited
-		// out an outage must see that outage (operations: outage grace).
+		// out an outage must see that outage (outage grace).
 		now, grace, err := livenessGrace(ctx, tx, d)
 		if err != nil || grace {
 			return err
@@ -62,14 +62,14 @@ func sweepNodesTx(ctx context.Context, tx *models.Tx, d Deps, now time.Time) err
 	} else if n > 0 {
 		d.Logger.Warn("jobs of down nodes lost", "nodes", down, "jobs", n)
 	}
-	for _, name := range down { // notifications (issue 13)
+	for _, name := range down { // notifications
 		if err := models.EmitNodeEvent(ctx, tx, models.EventNodeDown, name, now); err != nil {
 			return err
 		}
 	}
 	payload := strings.Join(down, ",")
-	if err := models.Notify(ctx, tx, models.ChannelNodes, payload); err != nil {
+	if err := models.Signal(ctx, tx, models.ChannelNodes, payload); err != nil {
 		return err
 	}
-	return models.Notify(ctx, tx, models.ChannelGPUs, "down:"+payload)
+	return models.Signal(ctx, tx, models.ChannelGPUs, "down:"+payload)
 }

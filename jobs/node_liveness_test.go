@@ -23,7 +23,7 @@ func TestSweepNodes(t *testing.T) {
 	stale, _ := testdb.Node(t, db, 1) // last heartbeat at testdb.Now
 	fresh, _ := testdb.Node(t, db, 1)
 	now := testdb.Now.Add(time.Minute)
-	if _, err := models.RecordHeartbeat(ctx, db.Bun, fresh.ID, nil, now.Add(-5*time.Second)); err != nil {
+	if _, err := db.Heartbeat(ctx, fresh.ID, nil, now.Add(-5*time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	listener := models.NewListener(db.Pool, quiet())
@@ -58,7 +58,7 @@ func TestSweepNodes(t *testing.T) {
 	if err := jobs.SweepNodes(ctx, d); err != nil {
 		t.Fatal(err)
 	}
-	if err := models.Notify(ctx, db.Bun, models.ChannelNodes, "after the sweep"); err != nil {
+	if err := models.Signal(ctx, db.Bun, models.ChannelNodes, "after the sweep"); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/pages"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -20,11 +21,16 @@ func (e permanentError) Unwrap() error { return e.err }
 
 func permanent(format string, args ...any) error { return permanentError{fmt.Errorf(format, args...)} }
 
-// NotifyDeliverWorker delivers one notification over its channel: quiet
-// hours and the channel's rate limit make it wait (snooze); 5xx, 429 and
-// timeouts are retried with backoff; after the last try, or on an error no
-// retry can fix, the delivery is dead with its reason kept for the user and
-// the admin.
+// NotifyDeliverWorker delivers one notification over its channel, the last
+// step of a notification's way (models.Emit wrote the row and this job in
+// the state change's transaction). It claims the delivery in a short
+// transaction (models.ClaimDelivery: quiet hours and the channel's rate
+// limit make it wait, as a snooze), sends with no transaction open
+// (sender: webhook, Slack or email), then records the outcome: 5xx, 429
+// and timeouts are retried with backoff; after the last try, or on an
+// error no retry can fix, the delivery is dead with its reason kept for
+// the user and the admin. Deliveries are at least once: a worker that dies
+// after sending and before recording sends again on River's retry.
 type NotifyDeliverWorker struct {
 	river.WorkerDefaults[models.NotifyDeliverArgs]
 	deps *Deps
@@ -43,7 +49,11 @@ func (w *NotifyDeliverWorker) NextRetry(job *river.Job[models.NotifyDeliverArgs]
 	return time.Now().Add(d)
 }
 
-// Work delivers the notification once.
+// recordTimeout bounds the transaction that records an outcome, which runs
+// even when the send used up the job's own deadline.
+const recordTimeout = 10 * time.Second
+
+// Work delivers the notification once: claim, send, record.
 func (w *NotifyDeliverWorker) Work(ctx context.Context, job *river.Job[models.NotifyDeliverArgs]) error {
 	db := w.deps.DB.Bun
 	n, err := models.GetNotification(ctx, db, job.Args.NotificationID)
@@ -62,52 +72,40 @@ func (w *NotifyDeliverWorker) Work(ctx context.Context, job *river.Job[models.No
 		return err
 	}
 	if ch, err = w.deps.Config.Notify.Secrets.Opened(ch); err != nil {
-		return models.MarkDelivery(ctx, db, n.ID, models.DeliveryDead, err.Error(), w.deps.Now())
+		return models.RecordDelivery(ctx, db, n.ID, models.DeliveryDead, err.Error(), w.deps.Now())
 	}
-	// One delivery of a channel at a time (a transaction-scoped advisory
-	// lock), so the rate limit holds with many workers and replicas.
-	var retry error
+	var claim models.DeliveryClaim
 	err = w.deps.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(13, ?)`, int32(ch.ID)); err != nil {
-			return fmt.Errorf("jobs: lock channel %d: %w", ch.ID, err)
-		}
-		if n, err = models.GetNotification(ctx, tx, n.ID); err != nil || n.State != models.DeliveryPending {
-			return err
-		}
-		now := w.deps.Now()
-		if n.UserID != nil {
-			prefs, err := models.GetPrefs(ctx, tx, *n.UserID)
-			if err != nil {
-				return err
-			}
-			if quiet, until := prefs.Quiet(now); quiet {
-				return river.JobSnooze(until.Sub(now))
-			}
-		}
-		sent, err := models.DeliveredSince(ctx, tx, ch.ID, now.Add(-time.Minute))
-		if err != nil {
-			return err
-		}
-		if sent >= ch.RatePerMinute {
-			return river.JobSnooze(time.Minute / time.Duration(ch.RatePerMinute))
-		}
-		p := n.Payload
-		p.DeliveryID = n.ID
-		p.URL = w.deps.Config.Notify.BaseURL + p.Path
-		sendErr := w.sender().send(ctx, ch, &p)
-		if sendErr == nil {
-			return models.MarkDelivery(ctx, tx, n.ID, models.DeliveryDelivered, "", w.deps.Now())
-		}
-		var perm permanentError
-		if errors.As(sendErr, &perm) || job.Attempt >= job.MaxAttempts {
-			w.deps.Logger.Warn("notification dead", "notification", n.ID, "event", n.Event, "channel", ch.ID, "type", ch.Type, "attempt", job.Attempt, "err", sendErr)
-			return models.MarkDelivery(ctx, tx, n.ID, models.DeliveryDead, sendErr.Error(), w.deps.Now())
-		}
-		retry = sendErr
-		return models.MarkDelivery(ctx, tx, n.ID, models.DeliveryPending, sendErr.Error(), w.deps.Now())
-	})
-	if err != nil {
+		claim, err = models.ClaimDelivery(ctx, tx, n.ID, ch, w.deps.Now())
 		return err
+	})
+	switch {
+	case err != nil:
+		return err
+	case claim.Wait > 0:
+		return river.JobSnooze(claim.Wait)
+	case claim.Notification == nil:
+		return nil
 	}
-	return retry
+	n = claim.Notification
+	p := n.Payload
+	p.DeliveryID = n.ID
+	p.Path = pages.Notification(pages.Subject{Event: n.Event, JobID: p.JobID(), BookingID: p.BookingID()})
+	p.URL = w.deps.Config.Notify.BaseURL + p.Path
+	sendErr := w.sender().send(ctx, ch, &p)
+
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	if sendErr == nil {
+		return models.RecordDelivery(rctx, db, n.ID, models.DeliveryDelivered, "", w.deps.Now())
+	}
+	var perm permanentError
+	if errors.As(sendErr, &perm) || job.Attempt >= job.MaxAttempts {
+		w.deps.Logger.Warn("notification dead", "notification", n.ID, "event", n.Event, "channel", ch.ID, "type", ch.Type, "attempt", job.Attempt, "err", sendErr)
+		return models.RecordDelivery(rctx, db, n.ID, models.DeliveryDead, sendErr.Error(), w.deps.Now())
+	}
+	if err := models.RecordDelivery(rctx, db, n.ID, models.DeliveryPending, sendErr.Error(), w.deps.Now()); err != nil {
+		return errors.Join(sendErr, err)
+	}
+	return sendErr
 }

@@ -10,6 +10,11 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
+// addNotifyWorkers registers the notification workers: delivery over a
+// channel (notify_deliver.go, with a file per channel kind), the sweep of
+// deliveries left without a job, idle reclaim (which tells gpu.idle and
+// gpu.reclaimed) and the timers (booking.starting, booking.ended,
+// job.waiting_long).
 func addNotifyWorkers(workers *river.Workers, d *Deps) {
 	river.AddWorker(workers, &NotifyDeliverWorker{deps: d, sender: sync.OnceValue(func() *sender { return newSender(d.Config.Notify) })})
 	river.AddWorker(workers, &NotifySweepWorker{deps: d})
@@ -17,8 +22,9 @@ func addNotifyWorkers(workers *river.Workers, d *Deps) {
 	river.AddWorker(workers, &NotifyTimersWorker{deps: d})
 }
 
-// NotifySweepArgs asks for one sweep of deliveries that have no job: rows
-// written outside a River-capable transaction. Delivery jobs are unique per
+// NotifySweepArgs asks for one sweep of pending deliveries, the safety net
+// for a row whose delivery job is gone (every row gets one in the
+// transaction that writes it: models.Emit). Delivery jobs are unique per
 // notification, so the sweep never doubles one that is queued.
 type NotifySweepArgs struct{}
 

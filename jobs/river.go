@@ -30,7 +30,7 @@ type Config struct {
 	Scoring scoring.Config
 	// Retention is how long the usage history is kept (zero: models.DefaultRetention).
 	Retention models.Retention
-	// Notify tunes notification delivery (issue 13).
+	// Notify tunes notification delivery.
 	Notify NotifyConfig
 }
 
@@ -84,7 +84,8 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &RaySyncWorker{deps: d})
 	river.AddWorker(workers, &RayStopWorker{deps: d})
 	river.AddWorker(workers, &TelemetryRollupWorker{deps: d})
-	// Notifications and idle reclaim (issue 13).
+	river.AddWorker(workers, &RetentionWorker{deps: d})
+	// Notifications and idle reclaim.
 	addNotifyWorkers(workers, d)
 	river.AddWorker(workers, &InvariantSweepWorker{deps: d})
 
@@ -93,7 +94,7 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 		Queues: map[string]river.QueueConfig{
 			river.QueueDefault: {MaxWorkers: max(d.Config.Workers, 1)},
 			QueueScheduler:     {MaxWorkers: 1},
-			models.QueueNotify: {MaxWorkers: 8, FetchPollInterval: 100 * time.Millisecond}, // deliveries (issue 13)
+			models.QueueNotify: {MaxWorkers: 8, FetchPollInterval: 100 * time.Millisecond}, // deliveries
 		},
 		// Passes are latency-sensitive: pick new jobs up quickly.
 		FetchCooldown: 5 * time.Millisecond,
@@ -108,6 +109,19 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 		return nil, fmt.Errorf("jobs: new river client: %w", err)
 	}
 	d.River = client
+	return client, nil
+}
+
+// NewInserter builds an insert-only River client: it runs no worker and
+// inserts jobs only in a caller's transaction. The composition root opens
+// the database with it (models.Open), so the River jobs a state change
+// causes commit with the change in every process, whether or not it runs
+// workers.
+func NewInserter() (*river.Client[pgx.Tx], error) {
+	client, err := river.NewClient(riverpgxv5.New(nil), &river.Config{})
+	if err != nil {
+		return nil, fmt.Errorf("jobs: new river inserter: %w", err)
+	}
 	return client, nil
 }
 
@@ -126,7 +140,8 @@ func periodicJobs(cfg Config) []*river.PeriodicJob {
 		holdExpiryPeriodic(),
 		scoringObservePeriodic(),
 		telemetryRollupPeriodic(),
-		notifySweepPeriodic(), idleReclaimPeriodic(cfg), notifyTimersPeriodic(), // issue 13
+		retentionPeriodic(),
+		notifySweepPeriodic(), idleReclaimPeriodic(cfg), notifyTimersPeriodic(),
 		invariantSweepPeriodic(),
 	}
 }

@@ -68,7 +68,7 @@ func RunPass(ctx context.Context, d Deps, riverJobID int64, reason string) (mode
 				return fmt.Errorf("jobs: look for newer passes: %w", err)
 			}
 			if newer {
-				return models.Notify(ctx, tx, models.ChannelScheduler, PassDone)
+				return models.Signal(ctx, tx, models.ChannelScheduler, PassDone)
 			}
 		}
 		now := d.Now()
@@ -119,7 +119,7 @@ func RunPass(ctx context.Context, d Deps, riverJobID int64, reason string) (mode
 				return fmt.Errorf("jobs: pass commit mode: %w", err)
 			}
 		}
-		if err := applyPlan(ctx, d, tx, &snap, plan, now); err != nil {
+		if err := applyPlan(ctx, d, tx, &snap, plan, cfg.Leases, now); err != nil {
 			return err
 		}
 		pinned, err := models.RecordBookingPins(ctx, tx, plan.Pins)
@@ -127,7 +127,7 @@ func RunPass(ctx context.Context, d Deps, riverJobID int64, reason string) (mode
 			return err
 		}
 		if pinned > 0 { // the overview's held and booked tiles move
-			if err := models.Notify(ctx, tx, models.ChannelGPUs, "pins"); err != nil {
+			if err := models.Signal(ctx, tx, models.ChannelGPUs, "pins"); err != nil {
 				return err
 			}
 		}
@@ -138,7 +138,7 @@ func RunPass(ctx context.Context, d Deps, riverJobID int64, reason string) (mode
 			return err
 		}
 		if changed > 0 {
-			if err := models.Notify(ctx, tx, models.ChannelQueue, fmt.Sprint(changed)); err != nil {
+			if err := models.Signal(ctx, tx, models.ChannelQueue, fmt.Sprint(changed)); err != nil {
 				return err
 			}
 		}
@@ -169,7 +169,7 @@ func finishPass(ctx context.Context, tx *models.Tx, stats *models.PassStats, sta
 	if err := models.RecordPass(ctx, tx, stats); err != nil {
 		return err
 	}
-	return models.Notify(ctx, tx, models.ChannelScheduler, PassDone)
+	return models.Signal(ctx, tx, models.ChannelScheduler, PassDone)
 }
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }

@@ -33,7 +33,7 @@ func waitListening(t *testing.T, db *models.DB, l *models.Listener) {
 	probe, cancel := l.Subscribe(models.Topic(models.ChannelGPUs))
 	defer cancel()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		if err := models.Notify(context.Background(), db.Bun, models.ChannelGPUs, "probe"); err != nil {
+		if err := models.Signal(context.Background(), db.Bun, models.ChannelGPUs, "probe"); err != nil {
 			t.Fatal(err)
 		}
 		select {

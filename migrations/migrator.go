@@ -98,6 +98,13 @@ func (m *Migrator) Down(ctx context.Context, steps int, river bool) error {
 	})
 }
 
+// Current reports whether the schema is the latest this binary knows, ours
+// and River's.
+func (m *Migrator) Current(ctx context.Context) (bool, error) {
+	applied, riverCurrent, err := m.Status(ctx)
+	return err == nil && applied == Latest() && riverCurrent, err
+}
+
 // Status reports the applied version of our schema and whether River's
 // migrations are all applied.
 func (m *Migrator) Status(ctx context.Context) (applied int, riverCurrent bool, err error) {

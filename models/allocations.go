@@ -44,7 +44,7 @@ func allocate(ctx context.Context, db bun.IDB, jobID, userID int64, gpuIDs []int
 		}
 		return nil, fmt.Errorf("models: allocate %v for job %d: %w", gpuIDs, jobID, err)
 	}
-	if err := Notify(ctx, db, ChannelGPUs, fmt.Sprintf("alloc:%d", jobID)); err != nil {
+	if err := Signal(ctx, db, ChannelGPUs, fmt.Sprintf("alloc:%d", jobID)); err != nil {
 		return nil, err
 	}
 	return rows, nil

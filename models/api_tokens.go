@@ -198,5 +198,5 @@ func RevokeToken(ctx context.Context, db bun.IDB, prefixOrToken string, ownerID 
 	if err := q.Scan(ctx); err != nil {
 		return nil, notFound(err, "revoke token "+prefix)
 	}
-	return t, Notify(ctx, db, ChannelTokens, "revoke:"+t.Prefix)
+	return t, Signal(ctx, db, ChannelTokens, "revoke:"+t.Prefix)
 }

@@ -61,7 +61,7 @@ func CreateBooking(ctx context.Context, tx bun.IDB, b *Booking, gpuIDs []int64, 
 			"gpu_ids": gpuIDs, "starts_at": b.StartsAt, "ends_at": b.EndsAt}}); err != nil {
 		return err
 	}
-	return Notify(ctx, tx, ChannelBookings, fmt.Sprintf("booking:%d", b.ID))
+	return Signal(ctx, tx, ChannelBookings, fmt.Sprintf("booking:%d", b.ID))
 }
 
 // describeGPUs says which GPUs a booking claims: "GPU 3 (sim-1 #2), GPU 4

@@ -50,7 +50,7 @@ func lockBooking(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool,
 // never against itself. It bumps the booking's sequence, writes the audit
 // entry (marking an admin's edit of someone else's booking) and signals the
 // calendar and the scheduler. A clash is a *ClashError.
-func EditBooking(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool, change func(cur *BookingRow) (BookingChange, error), now time.Time) (*Booking, error) {
+func EditBooking(ctx context.Context, tx *Tx, id, actorID int64, admin bool, change func(cur *BookingRow) (BookingChange, error), now time.Time) (*Booking, error) {
 	if _, err := tx.NewRaw("SELECT pg_advisory_xact_lock(?)", int64(bookingLockKey)).Exec(ctx); err != nil {
 		return nil, fmt.Errorf("models: edit booking %d: lock: %w", id, err)
 	}
@@ -107,7 +107,7 @@ func EditBooking(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool,
 			return nil, err
 		}
 	}
-	return b, Notify(ctx, tx, ChannelBookings, fmt.Sprintf("booking:%d", b.ID))
+	return b, Signal(ctx, tx, ChannelBookings, fmt.Sprintf("booking:%d", b.ID))
 }
 
 // EndBooking ends an active booking now ("I'm done early"), as its owner or
@@ -135,10 +135,10 @@ func EndBooking(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool, 
 		TargetID: fmt.Sprint(id), Details: map[string]any{"owner_id": b.UserID, "by_admin": b.UserID != actorID}}); err != nil {
 		return nil, err
 	}
-	if err := Notify(ctx, tx, ChannelScheduler, fmt.Sprintf("booking-ended:%d", id)); err != nil {
+	if err := Signal(ctx, tx, ChannelScheduler, fmt.Sprintf("booking-ended:%d", id)); err != nil {
 		return nil, err
 	}
-	return b, Notify(ctx, tx, ChannelBookings, fmt.Sprintf("booking:%d", b.ID))
+	return b, Signal(ctx, tx, ChannelBookings, fmt.Sprintf("booking:%d", b.ID))
 }
 
 // SeriesBookings returns the occurrences of series id, canceled ones

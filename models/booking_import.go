@@ -176,5 +176,5 @@ func ImportBookings(ctx context.Context, tx bun.IDB, rows []bookingcsv.Row, o Im
 		Details: map[string]any{"created": res.Create, "existing": res.Existing, "skipped": res.Invalid}}); err != nil {
 		return nil, err
 	}
-	return res, Notify(ctx, tx, ChannelBookings, fmt.Sprintf("import:%d", res.Create))
+	return res, Signal(ctx, tx, ChannelBookings, fmt.Sprintf("import:%d", res.Create))
 }

@@ -113,7 +113,7 @@ func CancelBooking(ctx context.Context, tx bun.IDB, id, userID int64, admin bool
 		TargetID: fmt.Sprint(id), Details: map[string]any{"owner_id": b.UserID}}); err != nil {
 		return nil, err
 	}
-	return b, Notify(ctx, tx, ChannelBookings, fmt.Sprintf("booking:%d", b.ID))
+	return b, Signal(ctx, tx, ChannelBookings, fmt.Sprintf("booking:%d", b.ID))
 }
 
 // BookableGPU is a GPU the calendar offers, with its node's name.

@@ -90,7 +90,7 @@ func CreateSeries(ctx context.Context, tx bun.IDB, bs []*Booking, gpuIDs []int64
 			"first": bs[0].StartsAt, "last": bs[len(bs)-1].EndsAt}}); err != nil {
 		return 0, err
 	}
-	return id, Notify(ctx, tx, ChannelBookings, fmt.Sprintf("series:%d", id))
+	return id, Signal(ctx, tx, ChannelBookings, fmt.Sprintf("series:%d", id))
 }
 
 // checkLiveLimit refuses a new booking or series when the user already has
@@ -134,5 +134,5 @@ func CancelSeries(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool
 		TargetID: fmt.Sprint(id), Details: map[string]any{"owner_id": bs[0].UserID, "canceled": n, "by_admin": bs[0].UserID != actorID}}); err != nil {
 		return 0, err
 	}
-	return int(n), Notify(ctx, tx, ChannelBookings, fmt.Sprintf("series:%d", id))
+	return int(n), Signal(ctx, tx, ChannelBookings, fmt.Sprintf("series:%d", id))
 }

@@ -19,7 +19,7 @@ import (
 func openOne(t *testing.T) (*models.DB, *pgx.Conn, string) {
 	t.Helper()
 	url := testdb.URL(t)
-	db, err := models.Open(context.Background(), url, 1)
+	db, err := models.Open(context.Background(), url, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 )
@@ -37,11 +39,22 @@ type DB struct {
 
 	bunPool *pgxpool.Pool
 	health  *connHealth
+	jobs    JobInserter
+}
+
+// JobInserter inserts River jobs in a caller's transaction: the side
+// effects of a state change (a notification's delivery) commit with it.
+// *river.Client[pgx.Tx] is one; an insert-only client (no workers) serves
+// processes that run none.
+type JobInserter interface {
+	InsertManyTx(ctx context.Context, tx pgx.Tx, params []river.InsertManyParams) ([]*rivertype.JobInsertResult, error)
 }
 
 // Open connects to url (a PostgreSQL connection string) and checks the
-// connection. maxConns caps each of the two pools.
-func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
+// connection. maxConns caps each of the two pools. jobs inserts the River
+// jobs that the models' state changes cause, in their transactions (every
+// Tx of this DB carries it); nil only where nothing emits notifications.
+func Open(ctx context.Context, url string, maxConns int32, jobs JobInserter) (*DB, error) {
 	health := newConnHealth()
 	pool, err := newPool(ctx, url, maxConns, pgx.QueryExecModeCacheStatement, health)
 	if err != nil {
@@ -52,7 +65,7 @@ func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &DB{Pool: pool, bunPool: bunPool, health: health,
+	return &DB{Pool: pool, bunPool: bunPool, health: health, jobs: jobs,
 		Bun: bun.NewDB(stdlib.OpenDBFromPool(bunPool), pgdialect.New())}, nil
 }
 
@@ -98,10 +111,26 @@ func (db *DB) Close() {
 
 // Tx is one transaction seen two ways: as a bun.IDB for the models and as a
 // pgx.Tx for River's InsertTx, so a state change and the background work it
-// causes commit together (invariant 3).
+// causes commit together (invariant 3). It carries its DB's JobInserter for
+// the River jobs the models insert themselves (InsertJobs).
 type Tx struct {
 	bun.IDB
-	pgx pgx.Tx
+	pgx  pgx.Tx
+	jobs JobInserter
+}
+
+// InsertJobs inserts River jobs in tx with its DB's JobInserter.
+func (tx *Tx) InsertJobs(ctx context.Context, params []river.InsertManyParams) error {
+	if len(params) == 0 {
+		return nil
+	}
+	if tx.jobs == nil {
+		return errors.New("models: insert River jobs: the database was opened without a job inserter")
+	}
+	if _, err := tx.jobs.InsertManyTx(ctx, tx.pgx, params); err != nil {
+		return fmt.Errorf("models: insert %d River jobs: %w", len(params), err)
+	}
+	return nil
 }
 
 // PGX returns the transaction as pgx sees it, for River's InsertTx.
@@ -139,7 +168,7 @@ func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx *Tx) err
 			rollback()
 		}
 	}()
-	if err = fn(ctx, &Tx{IDB: conn, pgx: ptx}); err != nil {
+	if err = fn(ctx, &Tx{IDB: conn, pgx: ptx, jobs: db.jobs}); err != nil {
 		return err
 	}
 	if err = conn.Raw(func(any) error { return ptx.Commit(ctx) }); err != nil {

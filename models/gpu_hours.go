@@ -1,13 +1,17 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 )
 
 // GPUHoursTotal is one principal's GPU-hours over a range.
@@ -25,52 +29,79 @@ type GPUHours struct {
 	UserTotals []GPUHoursTotal `json:"user_totals"`
 }
 
-// GPUHoursOver reads the GPU-hours of allocations overlapping each bucket of
-// r (a live allocation counts up to now), in one query. The team is the
-// job's, else its owner's; "(no team)" otherwise. With onlyUser > 0 the
-// per-user figures are that user's alone (teams stay complete).
+// GPUHoursOver is the GPU-hours of allocations within each bucket of r (a
+// live allocation counts up to now): the intervals fair share reads
+// (readHeld), cut into the buckets by the same arithmetic, undecayed
+// (scheduler.BucketGPUTime). The team is the job's, else its owner's;
+// "(no team)" otherwise. With onlyUser > 0 the per-user figures are that
+// user's alone (teams stay complete).
 func GPUHoursOver(ctx context.Context, db bun.IDB, r UsageRange, now time.Time, onlyUser int64) (GPUHours, error) {
-	var rows []struct {
-		Bucket   time.Time `bun:"bucket"`
-		UserID   int64     `bun:"user_id"`
-		UserName string    `bun:"user_name"`
-		TeamID   int64     `bun:"team_id"`
-		TeamName string    `bun:"team_name"`
-		Hours    float64   `bun:"hours"`
-	}
-	err := db.NewRaw(`
-WITH b AS (
-    SELECT s AS bucket, s + ?::interval AS bucket_end
-    FROM generate_series(?::timestamptz, ?::timestamptz - ?::interval, ?::interval) AS s
-), a AS (
-    SELECT a.user_id, coalesce(j.team_id, u.team_id, 0) AS team_id, a.created_at AS s, coalesce(a.released_at, ?) AS e
-    FROM allocations a JOIN jobs j ON j.id = a.job_id JOIN users u ON u.id = a.user_id
-    WHERE a.created_at < ? AND (a.released_at IS NULL OR a.released_at > ?)
-)
-SELECT b.bucket, a.user_id, min(coalesce(nullif(u.name, ''), u.email)) AS user_name, a.team_id,
-    coalesce(min(t.name), '(no team)') AS team_name,
-    sum(extract(epoch FROM least(a.e, b.bucket_end) - greatest(a.s, b.bucket))) / 3600 AS hours
-FROM b JOIN a ON a.s < b.bucket_end AND a.e > b.bucket
-JOIN users u ON u.id = a.user_id LEFT JOIN teams t ON t.id = a.team_id
-GROUP BY b.bucket, a.user_id, a.team_id ORDER BY b.bucket`,
-		r.interval(), r.From, r.To, r.interval(), r.interval(), now, r.To, r.From).Scan(ctx, &rows)
+	held, err := readHeld(ctx, db, r.From, r.To)
 	if err != nil {
-		return GPUHours{}, fmt.Errorf("models: GPU-hours: %w", err)
+		return GPUHours{}, err
 	}
+	userNames, teamNames, err := principalLabels(ctx, db, held)
+	if err != nil {
+		return GPUHours{}, err
+	}
+	// Lines come in the order principals first held GPUs in the range, and
+	// sums are added in one order every time.
+	slices.SortFunc(held, func(a, b scheduler.Held) int {
+		return cmp.Or(a.Start.Compare(b.Start), cmp.Compare(a.UserID, b.UserID), cmp.Compare(a.TeamID, b.TeamID),
+			a.End.Compare(b.End), cmp.Compare(a.GPUs, b.GPUs))
+	})
 	teams, users := newSeries(r), newSeries(r)
 	teamTot, userTot := map[string]float64{}, map[string]float64{}
-	for _, row := range rows {
-		if row.Hours <= 0 {
-			continue
-		}
-		teams.set(row.Bucket, row.TeamID, row.TeamName, row.Hours)
-		teamTot[row.TeamName] += row.Hours
-		if onlyUser == 0 || row.UserID == onlyUser {
-			users.set(row.Bucket, row.UserID, row.UserName, row.Hours)
-			userTot[row.UserName] += row.Hours
-		}
+	for _, h := range held {
+		team := teamNames[h.TeamID]
+		user, mine := userNames[h.UserID], onlyUser == 0 || h.UserID == onlyUser
+		scheduler.BucketGPUTime(h, r.From, r.Step, r.Points(), now, func(i int, gpuSeconds float64) {
+			bucket, hours := r.From.Add(time.Duration(i)*r.Step), gpuSeconds/3600
+			teams.set(bucket, h.TeamID, team, hours)
+			teamTot[team] += hours
+			if mine {
+				users.set(bucket, h.UserID, user, hours)
+				userTot[user] += hours
+			}
+		})
 	}
 	return GPUHours{ByTeam: teams.s, ByUser: users.s, TeamTotals: totals(teamTot), UserTotals: totals(userTot)}, nil
+}
+
+// principalLabels names the users (name, else email) and teams ("(no
+// team)" for 0) that held intervals charge.
+func principalLabels(ctx context.Context, db bun.IDB, held []scheduler.Held) (users, teams map[int64]string, err error) {
+	users, teams = map[int64]string{}, map[int64]string{0: "(no team)"}
+	var userIDs, teamIDs []int64
+	for _, h := range held {
+		if _, ok := users[h.UserID]; !ok {
+			users[h.UserID] = ""
+			userIDs = append(userIDs, h.UserID)
+		}
+		if _, ok := teams[h.TeamID]; !ok {
+			teams[h.TeamID] = ""
+			teamIDs = append(teamIDs, h.TeamID)
+		}
+	}
+	var rows []label
+	if len(userIDs) > 0 {
+		if err := db.NewRaw(`SELECT id, coalesce(nullif(name, ''), email) AS label FROM users WHERE id IN (?)`, bun.In(userIDs)).Scan(ctx, &rows); err != nil {
+			return nil, nil, fmt.Errorf("models: GPU-hours user names: %w", err)
+		}
+	}
+	for _, l := range rows {
+		users[l.ID] = l.Label
+	}
+	rows = rows[:0]
+	if len(teamIDs) > 0 {
+		if err := db.NewRaw(`SELECT id, name AS label FROM teams WHERE id IN (?)`, bun.In(teamIDs)).Scan(ctx, &rows); err != nil {
+			return nil, nil, fmt.Errorf("models: GPU-hours team names: %w", err)
+		}
+	}
+	for _, l := range rows {
+		teams[l.ID] = l.Label
+	}
+	return users, teams, nil
 }
 
 // totals sorts a name→hours map into a list, largest first.

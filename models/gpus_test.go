@@ -59,7 +59,7 @@ func TestHeartbeatOnlyTouchesOwnGPUs(t *testing.T) {
 	theirs, _ := testdb.Node(t, db, 1)
 	theirUUID := presentUUIDs(t, db, theirs.ID)[0]
 	myUUID := presentUUIDs(t, db, mine.ID)[0]
-	res, err := models.RecordHeartbeat(ctx, db.Bun, mine.ID, []models.GPUTelemetry{
+	res, err := db.Heartbeat(ctx, mine.ID, []models.GPUTelemetry{
 		{UUID: myUUID, UtilizationPct: 90, Health: "ok"},
 		{UUID: theirUUID, UtilizationPct: 77, Health: "ok"},
 	}, testdb.Now)

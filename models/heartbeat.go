@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/uptrace/bun"
 )
 
 // SampleEvery is the usage history's raw resolution: a GPU's heartbeats
@@ -78,16 +77,16 @@ var heartbeatAloneSQL = strings.Replace(strings.Replace(heartbeatSQL,
 	"WITH n AS (", "WITH async AS (SELECT set_config('synchronous_commit', 'off', true)), n AS (", 1),
 	"\nFROM n", "\nFROM n, async", 1)
 
-// RecordHeartbeat stores a node's heartbeat in db (a transaction or not):
-// it is up, seen now, each reported GPU (matched by UUID among the node's
-// own) gets its telemetry and idle mark, and the samples join the usage
-// history. One statement.
-func RecordHeartbeat(ctx context.Context, db bun.IDB, nodeID int64, samples []GPUTelemetry, now time.Time) (HeartbeatResult, error) {
+// RecordHeartbeat stores a node's heartbeat in tx: it is up, seen now,
+// each reported GPU (matched by UUID among the node's own) gets its
+// telemetry and idle mark, and the samples join the usage history. One
+// statement, and node.up in tx when the node was down.
+func RecordHeartbeat(ctx context.Context, tx *Tx, nodeID int64, samples []GPUTelemetry, now time.Time) (HeartbeatResult, error) {
 	res, err := heartbeat(nodeID, samples, now, func(q string, args []any, dest ...any) error {
-		return db.QueryRowContext(ctx, q, args...).Scan(dest...)
+		return tx.QueryRowContext(ctx, q, args...).Scan(dest...)
 	})
 	if err == nil && res.WasDown { // notifications: node.up with the change
-		err = emitNodeUp(ctx, db, nodeID, now)
+		err = emitNodeUp(ctx, tx, nodeID, now)
 	}
 	return res, err
 }

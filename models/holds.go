@@ -101,7 +101,7 @@ func CreateHold(ctx context.Context, tx bun.IDB, h *Hold, limit int, now time.Ti
 	if _, err := tx.NewInsert().Model(h).Returning("*").Exec(ctx); err != nil {
 		return fmt.Errorf("models: create hold: %w", err)
 	}
-	return Notify(ctx, tx, ChannelBookings, fmt.Sprintf("hold:%d", h.ID))
+	return Signal(ctx, tx, ChannelBookings, fmt.Sprintf("hold:%d", h.ID))
 }
 
 // checkHoldQuota refuses a hold of n GPUs that would take u or u's team over
@@ -190,7 +190,7 @@ func CancelHold(ctx context.Context, tx bun.IDB, id, userID int64, admin bool, n
 	if _, err := tx.NewUpdate().Model(h).Column("canceled_at").WherePK().Exec(ctx); err != nil {
 		return nil, fmt.Errorf("models: cancel hold %d: %w", id, err)
 	}
-	return h, Notify(ctx, tx, ChannelBookings, fmt.Sprintf("hold:%d", h.ID))
+	return h, Signal(ctx, tx, ChannelBookings, fmt.Sprintf("hold:%d", h.ID))
 }
 
 // holdMatches reports whether a job of model (and memory) may use a hold.

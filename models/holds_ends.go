@@ -41,7 +41,7 @@ func ConsumeHolds(ctx context.Context, tx bun.IDB, job *Job, now time.Time) ([]i
 	if err != nil {
 		return nil, fmt.Errorf("models: consume holds %v for job %d: %w", ids, job.ID, err)
 	}
-	return ids, Notify(ctx, tx, ChannelBookings, fmt.Sprintf("consumed:%d", job.ID))
+	return ids, Signal(ctx, tx, ChannelBookings, fmt.Sprintf("consumed:%d", job.ID))
 }
 
 // ExpireHolds marks every hold whose TTL passed unused as expired (at its
@@ -58,5 +58,5 @@ func ExpireHolds(ctx context.Context, tx bun.IDB, now time.Time) ([]int64, error
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	return ids, Notify(ctx, tx, ChannelBookings, fmt.Sprintf("expired:%d", len(ids)))
+	return ids, Signal(ctx, tx, ChannelBookings, fmt.Sprintf("expired:%d", len(ids)))
 }

@@ -64,12 +64,14 @@ func SaveIdempotentResponse(ctx context.Context, db bun.IDB, userID int64, key s
 	return nil
 }
 
-// PruneIdempotencyKeys forgets keys older than maxAge.
-func PruneIdempotencyKeys(ctx context.Context, db bun.IDB, now time.Time, maxAge time.Duration) (int64, error) {
-	res, err := db.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE created_at < ?`, now.Add(-maxAge))
-	if err != nil {
-		return 0, fmt.Errorf("models: prune idempotency keys: %w", err)
-	}
-	n, _ := res.RowsAffected()
-	return n, nil
+// PruneIdempotencyKeys forgets at most limit keys created before before,
+// oldest first, in one statement, and returns how many it forgot.
+func PruneIdempotencyKeys(ctx context.Context, db bun.IDB, before time.Time, limit int) (int64, error) {
+	return countDeleted(ctx, db, "idempotency_keys", `
+WITH gone AS (
+    DELETE FROM idempotency_keys WHERE (user_id, key) IN (
+        SELECT user_id, key FROM idempotency_keys WHERE created_at < ? ORDER BY created_at LIMIT ?)
+    RETURNING 1
+)
+SELECT count(*) FROM gone`, before, limit)
 }

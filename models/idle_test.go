@@ -32,7 +32,7 @@ func TestIdleAllocationsSeeBurstsBetweenSamples(t *testing.T) {
 	lastBeat := time.Duration(0)
 	beat := func(at time.Duration, util int) {
 		t.Helper()
-		if _, err := models.RecordHeartbeat(ctx, db.Bun, node.ID, []models.GPUTelemetry{{UUID: uuid, UtilizationPct: util, Health: models.HealthOK}}, t0.Add(at)); err != nil {
+		if _, err := db.Heartbeat(ctx, node.ID, []models.GPUTelemetry{{UUID: uuid, UtilizationPct: util, Health: models.HealthOK}}, t0.Add(at)); err != nil {
 			t.Fatal(err)
 		}
 		lastBeat = at

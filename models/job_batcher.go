@@ -22,9 +22,11 @@ const (
 // plan, one constraint set-up, one commit for many), the way PostgreSQL
 // groups commits: a submission that finds fewer than batchInFlight batches
 // in flight is sent at once (alone, when nothing else waits: a lone
-// submission waits for nothing), others wait for the next batch. A batch that
-// fails is retried job by job, so that one bad job fails alone. The zero
-// value is ready to use; it starts no goroutine that outlives its work.
+// submission waits for nothing), others wait for the next batch. Each job is
+// stored once even when a batch's answer is lost after its commit (see
+// send); a batch that fails is retried job by job, so that one bad job
+// fails alone. The zero value is ready to use; it starts no goroutine that
+// outlives its work.
 type JobBatcher struct {
 	mu      sync.Mutex
 	pending []*batchEntry
@@ -91,23 +93,60 @@ func (b *JobBatcher) run(ctx context.Context, q BatchQuerier, batch []*batchEntr
 	go b.run(ctx, q, next)
 }
 
-// send inserts batch in one statement, or job by job when that fails.
+// send inserts batch in one statement (createOnce: completed by submit
+// token when its answer was lost, so no job is stored twice); when that
+// fails, job by job, so that one bad job fails alone.
 func (b *JobBatcher) send(ctx context.Context, q BatchQuerier, batch []*batchEntry) {
 	ctx, cancel := context.WithTimeout(ctx, batchTimeout)
 	defer cancel()
-	if len(batch) > 1 {
-		jobs, nows := make([]*Job, len(batch)), make([]time.Time, len(batch))
-		for i, e := range batch {
-			jobs[i], nows[i] = e.job, e.now
+	jobs, nows := make([]*Job, len(batch)), make([]time.Time, len(batch))
+	for i, e := range batch {
+		jobs[i], nows[i] = e.job, e.now
+	}
+	err := createOnce(ctx, q, jobs, nows)
+	if err == nil || len(batch) == 1 {
+		for _, e := range batch {
+			e.done <- err
 		}
-		if err := CreateJobs(ctx, q, jobs, nows); err == nil {
-			for _, e := range batch {
-				e.done <- nil
-			}
-			return
+		return
+	}
+	for i, e := range batch {
+		e.done <- createOnce(ctx, q, jobs[i:i+1], nows[i:i+1])
+	}
+}
+
+// createOnce inserts jobs in one statement (CreateJob for one, CreateJobs
+// for more). When it fails in a way that leaves them possibly stored (an
+// unknown outcome, or their token already taken), the insert is completed
+// by submit token (ResumeJobs): each job is stored exactly once.
+func createOnce(ctx context.Context, q BatchQuerier, jobs []*Job, nows []time.Time) error {
+	var err error
+	if len(jobs) == 1 {
+		err = CreateJob(ctx, q, jobs[0], nows[0])
+	} else {
+		err = CreateJobs(ctx, q, jobs, nows)
+	}
+	if err != nil && mayBeStored(err) {
+		err = resumeJobs(ctx, q, jobs, nows)
+	}
+	return err
+}
+
+// resumeTries bounds the attempts of resumeJobs.
+const resumeTries = 3
+
+// resumeJobs runs ResumeJobs until it succeeds, fails before it could
+// commit, or has run resumeTries times, each with a time limit of its own
+// (the first statement may have failed on its deadline).
+func resumeJobs(ctx context.Context, q BatchQuerier, jobs []*Job, nows []time.Time) error {
+	var err error
+	for range resumeTries {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), batchTimeout)
+		err = ResumeJobs(rctx, q, jobs, nows)
+		cancel()
+		if err == nil || failedBeforeCommit(err) {
+			return err
 		}
 	}
-	for _, e := range batch {
-		e.done <- CreateJob(ctx, q, e.job, e.now)
-	}
+	return err
 }

@@ -42,7 +42,7 @@ func TestCreateJobs(t *testing.T) {
 		if err != nil {
 			t.Fatalf("job %d (%s): %v", j.ID, j.Name, err)
 		}
-		if diff := cmp.Diff(j, got, cmpopts.IgnoreFields(models.Job{}, "SchedXID"), cmpopts.EquateApproxTime(time.Microsecond)); diff != "" {
+		if diff := cmp.Diff(j, got, cmpopts.IgnoreFields(models.Job{}, "SchedXID", "SubmitToken"), cmpopts.EquateApproxTime(time.Microsecond)); diff != "" {
 			t.Errorf("job %s as stored (-want +got):\n%s", j.Name, diff)
 		}
 		var reason string
@@ -51,6 +51,11 @@ func TestCreateJobs(t *testing.T) {
 		err = db.Pool.QueryRow(ctx, `SELECT reason, created_at, actor_user_id FROM job_events WHERE job_id = $1 AND to_state = 'queued'`, j.ID).Scan(&reason, &at, &actor)
 		if err != nil || reason != "submitted" || !at.Equal(nows[i]) || actor != j.OwnerID {
 			t.Errorf("job %s's first event: %q at %v by %d, %v", j.Name, reason, at, actor, err)
+		}
+		var token string
+		err = db.Pool.QueryRow(ctx, `SELECT submit_token::text FROM jobs WHERE id = $1`, j.ID).Scan(&token)
+		if err != nil || j.SubmitToken == "" || token != j.SubmitToken {
+			t.Errorf("job %s's submit token: stored %q, set %q (%v)", j.Name, token, j.SubmitToken, err)
 		}
 	}
 	if err := models.CreateJobs(ctx, db.Pool, jobs[:2], nows[:1]); err == nil {

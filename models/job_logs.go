@@ -82,8 +82,18 @@ func readCommandLog(ctx context.Context, db bun.IDB, jobID, cmdID, offset int64,
 	if err != nil {
 		return page, fmt.Errorf("models: read log of job %d: %w", jobID, err)
 	}
+	chunkPage(&page, chunks, limit)
+	return page, nil
+}
+
+// chunkPage fills page (its Offset set to the offset asked for) with up to
+// limit bytes of the output in chunks (in offset order, each past Offset)
+// and sets Next. Offset moves to the first chunk when older output was
+// dropped; the page stops at a gap (a chunk not stored yet); overlapping
+// chunks (a resend) are read once.
+func chunkPage(page *LogPage, chunks []LogChunk, limit int) {
 	for i, ch := range chunks {
-		if i == 0 && ch.Offset > offset {
+		if i == 0 && ch.Offset > page.Offset {
 			page.Offset = ch.Offset // older output was dropped
 		}
 		if ch.Offset > page.Offset+int64(len(page.Data)) {
@@ -100,5 +110,4 @@ func readCommandLog(ctx context.Context, db bun.IDB, jobID, cmdID, offset int64,
 		}
 	}
 	page.Next = page.Offset + int64(len(page.Data))
-	return page, nil
 }

@@ -70,8 +70,17 @@ type Job struct {
 	ExplainedAt      *time.Time `bun:"explained_at" json:"explained_at,omitempty"`
 	// LeaseExpiresAt ends a lease job's hold on its GPUs unless renewed.
 	LeaseExpiresAt *time.Time `bun:"lease_expires_at" json:"lease_expires_at,omitempty"`
-	// LeaseTTLS is how long a lease lasts once granted; nil: until released.
+	// LeaseTTLS is how long a lease lasts once granted and confirmed, and
+	// on each renewal; nil: the policy's default TTL, set at the grant.
 	LeaseTTLS *int64 `bun:"lease_ttl_s" json:"lease_ttl_s,omitempty"`
+	// LeaseConfirmedAt is when the client learned of the grant; a granted
+	// lease not confirmed runs out after the policy's confirm_within.
+	LeaseConfirmedAt *time.Time `bun:"lease_confirmed_at" json:"lease_confirmed_at,omitempty"`
+	// LeasePID is the local process that holds a lease made through a node
+	// agent's /acquire, which the agent watches; LeasePIDStart is its start
+	// time (clock ticks since boot; 0: unknown), against PID reuse.
+	LeasePID      *int   `bun:"lease_pid" json:"lease_pid,omitempty"`
+	LeasePIDStart *int64 `bun:"lease_pid_start" json:"lease_pid_start,omitempty"`
 	// ClientRef is the caller's own name for the job (the design's job_id).
 	ClientRef string `bun:"client_ref,notnull" json:"client_ref,omitempty"`
 	// NodeID pins the job to one node (a lease asked for through that
@@ -97,6 +106,11 @@ type Job struct {
 	// decides on about the job; set by a trigger (migration 14), read by
 	// the in-memory snapshot (snapshot_cache.go) only.
 	SchedXID string `bun:"sched_xid,scanonly" json:"-"`
+	// SubmitToken is the server's own name for the row, set before its
+	// insert (newSubmitToken) and kept across retries of it, so that an
+	// insert whose answer was lost is completed, not repeated
+	// (ResumeJobs); "" for jobs from before it.
+	SubmitToken string `bun:"submit_token,scanonly" json:"-"`
 }
 
 // Querier runs a parameterised query: a *pgxpool.Pool, or a Tx's PGX().
@@ -111,8 +125,8 @@ const createJobSQL = `
 WITH j AS (
     INSERT INTO jobs (name, owner_id, team_id, state, command, workdir, env, job_type, gpu_count, gpu_memory_mib,
         gpu_model, allow_multi_node, priority, preemptible, estimated_duration_s, executor, max_retries,
-        submitted_at, updated_at, lease_ttl_s, client_ref, checkpoint, stop_grace_s)
-    VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18, $19, $20, $21)
+        submitted_at, updated_at, lease_ttl_s, client_ref, checkpoint, stop_grace_s, submit_token)
+    VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18, $19, $20, $21, $22)
     RETURNING id
 ), e AS (
     INSERT INTO job_events (job_id, to_state, reason, actor_user_id, created_at)
@@ -123,7 +137,7 @@ SELECT id FROM j`
 // CreateJob inserts j as queued together with its first job_events row in
 // one statement (atomic even outside a transaction, one round trip). It
 // sends no NOTIFY: the caller signals the change after the commit through a
-// Notifier, since a NOTIFY inside the transaction would serialise every
+// Signaler, since a NOTIFY inside the transaction would serialise every
 // submission's commit.
 func CreateJob(ctx context.Context, q Querier, j *Job, now time.Time) error {
 	env, err := prepareNewJob(j, now)
@@ -132,7 +146,7 @@ func CreateJob(ctx context.Context, q Querier, j *Job, now time.Time) error {
 	}
 	err = q.QueryRow(ctx, createJobSQL, j.Name, j.OwnerID, j.TeamID, j.Command, j.Workdir, string(env), j.JobType,
 		j.GPUCount, j.GPUMemoryMiB, j.GPUModel, j.AllowMultiNode, j.Priority, j.Preemptible, j.EstimatedDurationS,
-		j.Executor, j.MaxRetries, now, j.LeaseTTLS, j.ClientRef, j.Checkpoint, j.StopGraceS).Scan(&j.ID)
+		j.Executor, j.MaxRetries, now, j.LeaseTTLS, j.ClientRef, j.Checkpoint, j.StopGraceS, j.SubmitToken).Scan(&j.ID)
 	if err != nil {
 		return fmt.Errorf("models: create job: %w", err)
 	}
@@ -144,6 +158,9 @@ func CreateJob(ctx context.Context, q Querier, j *Job, now time.Time) error {
 func prepareNewJob(j *Job, now time.Time) ([]byte, error) {
 	j.State = JobQueued
 	j.SubmittedAt, j.UpdatedAt = now, now
+	if j.SubmitToken == "" {
+		j.SubmitToken = newSubmitToken(now)
+	}
 	if j.Env == nil {
 		j.Env = map[string]string{}
 	}
@@ -164,4 +181,13 @@ func GetJob(ctx context.Context, db bun.IDB, id int64) (*Job, error) {
 	j := new(Job)
 	err := db.NewSelect().Model(j).Where("id = ?", id).Scan(ctx)
 	return j, notFound(err, fmt.Sprintf("get job %d", id))
+}
+
+// LeaseByClientRef returns owner's lease named ref by its client (the
+// design's job_id): the live one if any, else the newest.
+func LeaseByClientRef(ctx context.Context, db bun.IDB, ownerID int64, ref string) (*Job, error) {
+	j := new(Job)
+	err := db.NewSelect().Model(j).Where("owner_id = ?", ownerID).Where("client_ref = ?", ref).
+		OrderExpr("state IN ('running', 'queued') DESC, id DESC").Limit(1).Scan(ctx)
+	return j, notFound(err, "lease "+ref)
 }

@@ -34,7 +34,8 @@ import (
 type Lifecycle struct {
 	// Executors adapt the executors that run commands, by name
 	// (ExecutorNode, ExecutorRay). Leases need none: the client runs its
-	// own process, so a lease starts when placed and ends when asked.
+	// own process, so a lease starts when placed and ends when asked, or
+	// when its time runs out (lifecycle_lease.go).
 	Executors map[string]Executor
 }
 

@@ -159,7 +159,7 @@ func (lc *Lifecycle) end(ctx context.Context, tx *Tx, j *LockedJob, o outcome, e
 		for _, col := range []string{"stop_kind", "stop_reason", "preempt_rule"} {
 			c.expr(col, "''")
 		}
-		for _, col := range []string{"stop_by", "stop_requested_at", "preempted_for", "start_command_id", "lease_expires_at"} {
+		for _, col := range []string{"stop_by", "stop_requested_at", "preempted_for", "start_command_id", "lease_expires_at", "lease_confirmed_at"} {
 			c.expr(col, "NULL")
 		}
 	case JobCompleted:
@@ -195,7 +195,7 @@ func release(ctx context.Context, tx *Tx, jobID int64, reason, cause string, now
 	}
 	n, _ := res.RowsAffected()
 	if n > 0 {
-		if err := Notify(ctx, tx, ChannelGPUs, "release:"+strconv.FormatInt(jobID, 10)); err != nil {
+		if err := Signal(ctx, tx, ChannelGPUs, "release:"+strconv.FormatInt(jobID, 10)); err != nil {
 			return 0, err
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 )
 
 // Placement is where and why the scheduling pass starts a job.
@@ -15,12 +17,16 @@ type Placement struct {
 	// ConsumeHolds: the owner has pre-warm holds in force, which the job
 	// uses up (the pass knows from its snapshot; false spares the lookup).
 	ConsumeHolds bool
+	// Leases is the lease policy in force: a lease's default TTL and how
+	// long its client has to confirm the grant (zero: the defaults).
+	Leases scheduler.LeasePolicy
 }
 
 // Place starts queued job j on p.GPUIDs in tx: it allocates them (all or
 // none: ErrGPUTaken), uses up the owner's holds, and hands the job to its
 // executor in the same transaction. A lease runs at once (the client runs
-// its own process; its TTL starts); a node job's start command is queued
+// its own process), until p.Leases.ConfirmWithin unless its client confirms
+// the grant (ConfirmLease); a node job's start command is queued
 // (allocating); a Ray job waits for its River hand-over (scheduled). An
 // executor's Refusal fails the job and frees the GPUs. A job no longer
 // queued (canceled since the pass read it) is left alone: ErrNotQueued.
@@ -44,9 +50,7 @@ func (lc *Lifecycle) Place(ctx context.Context, tx *Tx, j *LockedJob, p Placemen
 	if j.Executor == ExecutorLease {
 		c.to(JobAllocating, "lease granted")
 		c.to(JobRunning, "GPUs handed to the client")
-		if j.LeaseTTLS != nil {
-			c.val("lease_expires_at", now.Add(time.Duration(*j.LeaseTTLS)*time.Second))
-		}
+		grantLease(&c, j.Job, p.Leases, now)
 		return lc.apply(ctx, tx, j, c, now)
 	}
 	return lc.hand(ctx, tx, j, c, now)

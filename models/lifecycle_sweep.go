@@ -149,7 +149,7 @@ func (lc *Lifecycle) SweepInvariants(ctx context.Context, tx *Tx, unhandedAfter 
 	for i, f := range found {
 		details[i] = f.Detail
 	}
-	p := EventPayload{Title: fmt.Sprintf("The invariant sweep repaired %d problems", len(found)), Path: "/admin",
+	p := EventPayload{Title: fmt.Sprintf("The invariant sweep repaired %d problems", len(found)),
 		Reason: strings.Join(details, "; ")}
 	return found, Emit(ctx, tx, NotifyEvent{Name: EventInvariantRepaired, Subject: fmt.Sprintf("sweep@%d", now.UnixMilli()), Payload: p}, now)
 }

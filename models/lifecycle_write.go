@@ -120,7 +120,7 @@ func (lc *Lifecycle) apply(ctx context.Context, tx *Tx, j *LockedJob, c change, 
 	if _, err := tx.NewInsert().Model(&events).Exec(ctx); err != nil {
 		return fmt.Errorf("models: record moves of job %d: %w", j.ID, err)
 	}
-	if err := Notify(ctx, tx, ChannelJobs, strconv.FormatInt(j.ID, 10)); err != nil {
+	if err := Signal(ctx, tx, ChannelJobs, strconv.FormatInt(j.ID, 10)); err != nil {
 		return err
 	}
 	for _, m := range c.moves {

@@ -51,7 +51,7 @@ func EnqueueCommand(ctx context.Context, db bun.IDB, nodeID, jobID int64, kind s
 	if _, err := db.NewInsert().Model(c).Returning("*").Exec(ctx); err != nil {
 		return nil, fmt.Errorf("models: %s command for job %d on node %d: %w", kind, jobID, nodeID, err)
 	}
-	return c, Notify(ctx, db, ChannelGPUs, fmt.Sprintf("%s%d", CommandSignal, nodeID))
+	return c, Signal(ctx, db, ChannelGPUs, fmt.Sprintf("%s%d", CommandSignal, nodeID))
 }
 
 // PendingCommands returns node's unanswered commands, oldest first, and

@@ -96,3 +96,12 @@ func MarkStaleNodesDown(ctx context.Context, db bun.IDB, now time.Time, window t
 	}
 	return names, nil
 }
+
+// SetNodeDrained sets node n's drained flag (nothing new starts on a drained
+// node) and signals the change; n is updated from the row.
+func SetNodeDrained(ctx context.Context, db bun.IDB, n *Node, drained bool, now time.Time) error {
+	if _, err := db.NewUpdate().Model(n).Set("drained = ?", drained).Set("updated_at = ?", now).WherePK().Returning("*").Exec(ctx); err != nil {
+		return fmt.Errorf("models: drain node %s: %w", n.Name, err)
+	}
+	return Signal(ctx, db, ChannelNodes, fmt.Sprint(n.ID))
+}

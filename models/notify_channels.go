@@ -95,34 +95,24 @@ func EnsureTeamChannel(ctx context.Context, db bun.IDB, box *SecretBox, typ, tar
 	return CreateChannel(ctx, db, &NotificationChannel{Type: typ, Target: box.Seal(target), CreatedAt: time.Now()})
 }
 
-// DeliveredSince counts a channel's deliveries since t (the rate limit).
-func DeliveredSince(ctx context.Context, db bun.IDB, channelID int64, t time.Time) (int, error) {
-	n, err := db.NewSelect().Model((*Notification)(nil)).
-		Where("channel_id = ? AND delivered_at >= ?", channelID, t).Count(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("models: deliveries of channel %d: %w", channelID, err)
-	}
-	return int(n), nil
-}
-
 // EventTest is the name of the message sent by a channel's test button; it
 // is not in the catalogue and no preference chooses it.
 const EventTest = "notification.test"
 
 // SendTest queues one test message to a channel, in the caller's transaction.
-func SendTest(ctx context.Context, db bun.IDB, ch *NotificationChannel, now time.Time) (int64, error) {
+func SendTest(ctx context.Context, tx *Tx, ch *NotificationChannel, now time.Time) (int64, error) {
 	ev := NotifyEvent{Name: EventTest, Subject: fmt.Sprintf("test:%d", now.UnixNano()), Payload: EventPayload{
-		Event: EventTest, OccurredAt: now.UTC(), Title: "Test notification from GPUScheduler", Path: "/settings/notifications",
+		Event: EventTest, OccurredAt: now.UTC(), Title: "Test notification from GPUScheduler",
 		Text: "If you can read this, the channel works."}}
 	body, err := json.Marshal(ev.Payload)
 	if err != nil {
 		return 0, err
 	}
-	id, err := insertNotification(ctx, db, &ev, ch.UserID, &ch.ID, ch.Type, fmt.Sprintf("channel:%d", ch.ID), body, now)
+	id, err := insertNotification(ctx, tx, &ev, ch.UserID, &ch.ID, ch.Type, fmt.Sprintf("channel:%d", ch.ID), body, now)
 	if err != nil {
 		return 0, err
 	}
-	return id, EnqueueDeliveries(ctx, db, []int64{id})
+	return id, EnqueueDeliveries(ctx, tx, []int64{id})
 }
 
 // TeamChannels returns the channels without an owner.

@@ -6,12 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/uptrace/bun"
 )
 
@@ -36,19 +33,14 @@ func (NotifyDeliverArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueNotify, MaxAttempts: NotifyMaxAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
-// inserter is an insert-only River client: models insert delivery jobs in
-// the caller's transaction without knowing the workers.
-var inserter = sync.OnceValues(func() (*river.Client[pgx.Tx], error) {
-	return river.NewClient(riverpgxv5.New(nil), &river.Config{})
-})
-
 // Emit tells an event to its recipients in the caller's transaction: one
 // notifications row per (recipient, channel) the recipient's preferences
 // choose, deduplicated by (event, subject, channel), and one delivery job
-// per row that leaves the server. Nothing is sent if the transaction rolls
-// back; nothing is lost once it commits. Inside a *Tx the delivery jobs are
-// inserted at once; elsewhere the rows wait for the periodic sweep.
-func Emit(ctx context.Context, db bun.IDB, ev NotifyEvent, now time.Time) error {
+// (NotifyDeliverArgs) per row that leaves the server, inserted in tx too.
+// Nothing is sent if the transaction rolls back; nothing is lost once it
+// commits. The notification's way from here is told at the catalogue
+// (notify_events.go).
+func Emit(ctx context.Context, tx *Tx, ev NotifyEvent, now time.Time) error {
 	ev.Payload.Event = ev.Name
 	if ev.Payload.OccurredAt.IsZero() {
 		ev.Payload.OccurredAt = now.UTC()
@@ -56,7 +48,7 @@ func Emit(ctx context.Context, db bun.IDB, ev NotifyEvent, now time.Time) error 
 	users := slices.Clone(ev.Users)
 	if slices.Contains(AdminEvents, ev.Name) {
 		var admins []int64
-		if err := db.NewSelect().Table("users").Column("id").Where("role = ? AND disabled_at IS NULL", RoleAdmin).Scan(ctx, &admins); err != nil {
+		if err := tx.NewSelect().Table("users").Column("id").Where("role = ? AND disabled_at IS NULL", RoleAdmin).Scan(ctx, &admins); err != nil {
 			return fmt.Errorf("models: admins for %s: %w", ev.Name, err)
 		}
 		users = append(users, admins...)
@@ -69,7 +61,7 @@ func Emit(ctx context.Context, db bun.IDB, ev NotifyEvent, now time.Time) error 
 	}
 	var deliveries []int64
 	for _, uid := range users {
-		prefs, err := GetPrefs(ctx, db, uid)
+		prefs, err := GetPrefs(ctx, tx, uid)
 		if err != nil {
 			return err
 		}
@@ -78,17 +70,17 @@ func Emit(ctx context.Context, db bun.IDB, ev NotifyEvent, now time.Time) error 
 			continue
 		}
 		if slices.Contains(kinds, KindInApp) {
-			id, err := insertNotification(ctx, db, &ev, &uid, nil, KindInApp, fmt.Sprintf("in_app:%d", uid), body, now)
+			id, err := insertNotification(ctx, tx, &ev, &uid, nil, KindInApp, fmt.Sprintf("in_app:%d", uid), body, now)
 			if err != nil {
 				return err
 			}
 			if id != 0 {
-				if err := Notify(ctx, db, ChannelNotifications, fmt.Sprintf("%d", uid)); err != nil {
+				if err := Signal(ctx, tx, ChannelNotifications, fmt.Sprintf("%d", uid)); err != nil {
 					return err
 				}
 			}
 		}
-		chans, err := UserChannels(ctx, db, uid)
+		chans, err := UserChannels(ctx, tx, uid)
 		if err != nil {
 			return err
 		}
@@ -96,7 +88,7 @@ func Emit(ctx context.Context, db bun.IDB, ev NotifyEvent, now time.Time) error 
 			if !slices.Contains(kinds, ch.Type) {
 				continue
 			}
-			id, err := insertNotification(ctx, db, &ev, &uid, &ch.ID, ch.Type, fmt.Sprintf("channel:%d", ch.ID), body, now)
+			id, err := insertNotification(ctx, tx, &ev, &uid, &ch.ID, ch.Type, fmt.Sprintf("channel:%d", ch.ID), body, now)
 			if err != nil {
 				return err
 			}
@@ -107,11 +99,11 @@ func Emit(ctx context.Context, db bun.IDB, ev NotifyEvent, now time.Time) error 
 	}
 	if slices.Contains(TeamEvents, ev.Name) {
 		var team []NotificationChannel
-		if err := db.NewSelect().Model(&team).Where("user_id IS NULL").OrderExpr("id").Scan(ctx); err != nil {
+		if err := tx.NewSelect().Model(&team).Where("user_id IS NULL").OrderExpr("id").Scan(ctx); err != nil {
 			return fmt.Errorf("models: team channels: %w", err)
 		}
 		for _, ch := range team {
-			id, err := insertNotification(ctx, db, &ev, nil, &ch.ID, ch.Type, fmt.Sprintf("channel:%d", ch.ID), body, now)
+			id, err := insertNotification(ctx, tx, &ev, nil, &ch.ID, ch.Type, fmt.Sprintf("channel:%d", ch.ID), body, now)
 			if err != nil {
 				return err
 			}
@@ -120,25 +112,17 @@ func Emit(ctx context.Context, db bun.IDB, ev NotifyEvent, now time.Time) error 
 			}
 		}
 	}
-	return EnqueueDeliveries(ctx, db, deliveries)
+	return EnqueueDeliveries(ctx, tx, deliveries)
 }
 
 // EnqueueDeliveries inserts one delivery job per notification id in the
-// caller's transaction (when db is a *Tx; otherwise the sweep finds them).
-func EnqueueDeliveries(ctx context.Context, db bun.IDB, ids []int64) error {
-	tx, ok := db.(*Tx)
-	if len(ids) == 0 || !ok {
-		return nil
-	}
-	client, err := inserter()
-	if err != nil {
-		return fmt.Errorf("models: river inserter: %w", err)
-	}
+// caller's transaction.
+func EnqueueDeliveries(ctx context.Context, tx *Tx, ids []int64) error {
 	params := make([]river.InsertManyParams, len(ids))
 	for i, id := range ids {
 		params[i] = river.InsertManyParams{Args: NotifyDeliverArgs{NotificationID: id}}
 	}
-	if _, err := client.InsertManyTx(ctx, tx.PGX(), params); err != nil {
+	if err := tx.InsertJobs(ctx, params); err != nil {
 		return fmt.Errorf("models: enqueue %d deliveries: %w", len(ids), err)
 	}
 	return nil

@@ -6,6 +6,18 @@ import "slices"
 // them (X-GPUSched-Event) and users choose them in their preferences. Each
 // event's payload is an EventPayload; which of its parts are set is listed
 // beside the name (README "Notifications" holds the same table).
+//
+// A notification's way: a state change calls an emitter (notify_emitters.go,
+// notify_jobs.go; the lifecycle, idle reclaim and the timers call them) in
+// its own transaction; Emit (notify_emit.go) writes a row per recipient and
+// channel the preferences choose (notify_prefs.go, notify_channels.go) and a
+// River delivery job per row, in that same transaction; after the commit
+// jobs.NotifyDeliverWorker claims the delivery (notify_delivery.go), sends
+// it over its channel with no transaction open (jobs/notify_webhook.go,
+// notify_slack.go, notify_email.go) and records the outcome. In-app rows
+// are delivered as written; the bell and the list read them
+// (notify_rows.go). The page a notification leads to is derived where it is
+// sent or shown (internal/pages), not recorded here.
 const (
 	EventJobStarted     = "job.started"      // job: the owner's job got its GPUs and runs
 	EventJobFinished    = "job.finished"     // job: ended with success (exit 0 or released)

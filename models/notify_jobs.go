@@ -18,7 +18,7 @@ var jobMoveEvents = map[string]string{
 }
 
 // emitJobMove tells the owner of j that it moved to its present state.
-func emitJobMove(ctx context.Context, db bun.IDB, j *Job, reason string, now time.Time) error {
+func emitJobMove(ctx context.Context, tx *Tx, j *Job, reason string, now time.Time) error {
 	name, ok := jobMoveEvents[j.State]
 	if !ok {
 		return nil
@@ -32,13 +32,13 @@ func emitJobMove(ctx context.Context, db bun.IDB, j *Job, reason string, now tim
 		}
 		subject = fmt.Sprintf("job:%d@%d", j.ID, start.UnixMilli())
 	}
-	p, err := JobPayload(ctx, db, j, now)
+	p, err := JobPayload(ctx, tx, j, now)
 	if err != nil {
 		return err
 	}
 	p.Reason = reason
 	p.Title = fmt.Sprintf("Job %s %s", j.Name, jobVerb[j.State])
-	return Emit(ctx, db, NotifyEvent{Name: name, Subject: subject, Users: []int64{j.OwnerID}, Payload: *p}, now)
+	return Emit(ctx, tx, NotifyEvent{Name: name, Subject: subject, Users: []int64{j.OwnerID}, Payload: *p}, now)
 }
 
 var jobVerb = map[string]string{
@@ -46,7 +46,7 @@ var jobVerb = map[string]string{
 }
 
 // JobPayload describes j for a notification: owner, GPUs (node:index of its
-// latest allocations), times and the job page's path.
+// latest allocations) and times.
 func JobPayload(ctx context.Context, db bun.IDB, j *Job, now time.Time) (*EventPayload, error) {
 	var owner string
 	if err := db.NewSelect().Table("users").Column("email").Where("id = ?", j.OwnerID).Scan(ctx, &owner); err != nil {
@@ -67,5 +67,5 @@ func JobPayload(ctx context.Context, db bun.IDB, j *Job, now time.Time) (*EventP
 		}
 		ej.DurationS = int64(end.Sub(*j.StartedAt).Seconds())
 	}
-	return &EventPayload{Path: fmt.Sprintf("/jobs/%d", j.ID), Job: ej, OccurredAt: now.UTC()}, nil
+	return &EventPayload{Job: ej, OccurredAt: now.UTC()}, nil
 }

@@ -135,5 +135,5 @@ func SetJobPriority(ctx context.Context, db bun.IDB, id int64, priority int, now
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("models: set priority of job %d: %w", id, ErrNotFound)
 	}
-	return Notify(ctx, db, ChannelJobs, fmt.Sprint(id))
+	return Signal(ctx, db, ChannelJobs, fmt.Sprint(id))
 }

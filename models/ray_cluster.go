@@ -69,7 +69,7 @@ func RecordRayContact(ctx context.Context, db bun.IDB, address, version, errText
 	}
 	changed := first || prev.Connected != c.Connected
 	if changed {
-		if err := Notify(ctx, db, ChannelNodes, "ray"); err != nil {
+		if err := Signal(ctx, db, ChannelNodes, "ray"); err != nil {
 			return nil, false, err
 		}
 	}

@@ -31,8 +31,6 @@ type RayRun struct {
 	StopState       string     `bun:"stop_state,notnull" json:"stop_state,omitempty"`
 	StopReason      string     `bun:"stop_reason,notnull" json:"stop_reason,omitempty"`
 	StopRequestedAt *time.Time `bun:"stop_requested_at" json:"stop_requested_at,omitempty"`
-	Logs            []byte     `bun:"logs,notnull" json:"-"`
-	LogsOffset      int64      `bun:"logs_offset,notnull" json:"-"`
 	CreatedAt       time.Time  `bun:"created_at,notnull" json:"created_at"`
 	UpdatedAt       time.Time  `bun:"updated_at,notnull" json:"updated_at"`
 }
@@ -55,7 +53,7 @@ func OpenRayRun(ctx context.Context, db bun.IDB, jobID int64, name func(attempt 
 	if err := db.NewRaw("SELECT coalesce(max(attempt), 0) FROM ray_runs WHERE job_id = ?", jobID).Scan(ctx, &last); err != nil {
 		return nil, fmt.Errorf("models: attempts of job %d: %w", jobID, err)
 	}
-	r = &RayRun{JobID: jobID, Attempt: last + 1, SubmissionID: name(last + 1), State: RayRunSubmitting, Logs: []byte{}, CreatedAt: now, UpdatedAt: now}
+	r = &RayRun{JobID: jobID, Attempt: last + 1, SubmissionID: name(last + 1), State: RayRunSubmitting, CreatedAt: now, UpdatedAt: now}
 	if _, err := db.NewInsert().Model(r).Returning("*").Exec(ctx); err != nil {
 		return nil, fmt.Errorf("models: open ray run of job %d: %w", jobID, err)
 	}
@@ -78,44 +76,6 @@ func UpdateRayRun(ctx context.Context, db bun.IDB, r *RayRun, now time.Time) err
 		return fmt.Errorf("models: update ray run %d: %w", r.ID, err)
 	}
 	return nil
-}
-
-// StoreRayLogs keeps the output Ray returned for run id (Ray answers the
-// whole output each time), only its last LogCap bytes.
-func StoreRayLogs(ctx context.Context, db bun.IDB, id int64, logs []byte) error {
-	offset := int64(0)
-	if len(logs) > LogCap {
-		offset = int64(len(logs) - LogCap)
-		logs = logs[offset:]
-	}
-	_, err := db.NewUpdate().Model((*RayRun)(nil)).Set("logs = ?", logs).Set("logs_offset = ?", offset).
-		Where("id = ?", id).Exec(ctx)
-	if err != nil {
-		return fmt.Errorf("models: logs of ray run %d: %w", id, err)
-	}
-	return nil
-}
-
-// ReadRayLog returns up to limit bytes of the output of job's newest Ray
-// run from offset on.
-func ReadRayLog(ctx context.Context, db bun.IDB, jobID, offset int64, limit int) (LogPage, error) {
-	page := LogPage{Offset: offset, Next: offset}
-	r, err := LatestRayRun(ctx, db, jobID)
-	if err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return page, nil
-		}
-		return page, err
-	}
-	page.CommandID = r.ID
-	if offset < r.LogsOffset {
-		page.Offset = r.LogsOffset // older output was dropped
-	}
-	from := min(page.Offset-r.LogsOffset, int64(len(r.Logs)))
-	page.Offset = r.LogsOffset + from
-	page.Data = r.Logs[from:min(from+int64(limit), int64(len(r.Logs)))]
-	page.Next = page.Offset + int64(len(page.Data))
-	return page, nil
 }
 
 // SyncedRayRun is a run the sync follows, with its job.

@@ -30,12 +30,14 @@ type PassStats struct {
 	PassesTotal int64     `json:"passes_total"`
 }
 
-// SchedulerConfig returns the stored policy, or the default when none is.
+// SchedulerConfig returns the stored policy, or the default when none is;
+// the retention ages it leaves out are filled in with their defaults.
 func SchedulerConfig(ctx context.Context, db bun.IDB) (scheduler.Config, error) {
 	c := scheduler.DefaultConfig()
 	if _, err := GetSetting(ctx, db, SettingPolicy, &c); err != nil {
 		return c, err
 	}
+	c.Retention = c.Retention.WithDefaults()
 	return c, nil
 }
 
@@ -47,7 +49,7 @@ func PutSchedulerConfig(ctx context.Context, db bun.IDB, c scheduler.Config, by 
 	if err := PutSetting(ctx, db, SettingPolicy, c, by, now); err != nil {
 		return err
 	}
-	return Notify(ctx, db, ChannelScheduler, "policy")
+	return Signal(ctx, db, ChannelScheduler, "policy")
 }
 
 // SchedulingPaused reports whether an admin stopped scheduling.
@@ -62,5 +64,5 @@ func SetSchedulingPaused(ctx context.Context, db bun.IDB, paused bool, by *int64
 	if err := PutSetting(ctx, db, SettingPaused, paused, by, now); err != nil {
 		return err
 	}
-	return Notify(ctx, db, ChannelScheduler, fmt.Sprintf("paused=%t", paused))
+	return Signal(ctx, db, ChannelScheduler, fmt.Sprintf("paused=%t", paused))
 }

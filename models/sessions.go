@@ -36,7 +36,7 @@ func SessionHash(opaque string) []byte {
 // sessionSignal tells every replica's caches of authenticated sessions (and
 // tokens) to forget what they hold: sessions share the tokens channel.
 func sessionSignal(ctx context.Context, db bun.IDB, what string) error {
-	return Notify(ctx, db, ChannelTokens, "session:"+what)
+	return Signal(ctx, db, ChannelTokens, "session:"+what)
 }
 
 // CreateSession stores a new live session for s.UserID (s.TokenHash set).

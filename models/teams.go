@@ -47,3 +47,28 @@ func SetUserTeam(ctx context.Context, db bun.IDB, userID int64, teamID *int64) e
 	}
 	return nil
 }
+
+// TeamMemberCounts returns how many users each team has, by team id.
+func TeamMemberCounts(ctx context.Context, db bun.IDB) (map[int64]int, error) {
+	var rows []struct {
+		TeamID int64 `bun:"team_id"`
+		N      int   `bun:"n"`
+	}
+	if err := db.NewRaw("SELECT team_id, count(*) AS n FROM users WHERE team_id IS NOT NULL GROUP BY team_id").Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("models: team member counts: %w", err)
+	}
+	out := make(map[int64]int, len(rows))
+	for _, r := range rows {
+		out[r.TeamID] = r.N
+	}
+	return out, nil
+}
+
+// TeamExists reports whether team id exists.
+func TeamExists(ctx context.Context, db bun.IDB, id int64) (bool, error) {
+	ok, err := db.NewSelect().Model((*Team)(nil)).Where("id = ?", id).Exists(ctx)
+	if err != nil {
+		return false, fmt.Errorf("models: team %d: %w", id, err)
+	}
+	return ok, nil
+}

@@ -31,5 +31,5 @@ func SetUserTimeZone(ctx context.Context, db bun.IDB, userID int64, zone string,
 		return false, nil
 	}
 	// Caches of signed-in users (sessions) drop the old zone.
-	return true, Notify(ctx, db, ChannelTokens, fmt.Sprintf("user:%d:time_zone", userID))
+	return true, Signal(ctx, db, ChannelTokens, fmt.Sprintf("user:%d:time_zone", userID))
 }

@@ -118,7 +118,7 @@ func SetUserRole(ctx context.Context, db bun.IDB, id int64, role string) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("models: set role of user %d: %w", id, ErrNotFound)
 	}
-	return Notify(ctx, db, ChannelTokens, fmt.Sprintf("user:%d", id))
+	return Signal(ctx, db, ChannelTokens, fmt.Sprintf("user:%d", id))
 }
 
 // CountAdmins returns how many enabled admins exist.

@@ -30,7 +30,7 @@ func SetUserDisabled(ctx context.Context, db bun.IDB, id int64, disabled bool, n
 			return err
 		}
 	}
-	return Notify(ctx, db, ChannelTokens, fmt.Sprintf("user:%d", id))
+	return Signal(ctx, db, ChannelTokens, fmt.Sprintf("user:%d", id))
 }
 
 // ListTeams returns every team by name.

@@ -30,7 +30,7 @@ type CalendarLinks struct {
 	ByGPU, ByNode, ByType   string
 	DayOf                   func(date string) string // the day view of a date (YYYY-MM-DD)
 	Fragment                string                   // the live grid of this view
-	// The calendar's other pages (issue 12's calendar branch): the view's
+	// The calendar's other pages: the view's
 	// window as a sheet or iCalendar, a recurring booking, feeds, import.
 	ExportCSV, ExportICS string
 	Series, Feeds        string

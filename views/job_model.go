@@ -27,7 +27,7 @@ type JobDetail struct {
 	Now         time.Time
 	CSRF        string // for the action forms
 	Admin       bool   // the viewer is an admin (may pick critical)
-	// Idle policy (issue 13): since when its GPUs sit idle, once warned,
+	// Idle policy: since when its GPUs sit idle, once warned,
 	// and when they will be given back (zero: not under a release policy).
 	IdleSince, ReclaimAt time.Time
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// The notifications pages' models (issue 13).
+// The notifications pages' models.
 
 func init() {
 	adminTabs = append(adminTabs, adminTab{"notifications", "Notifications", "/admin/notifications"})

@@ -23,7 +23,7 @@ type Usage struct {
 	TeamShare, UserShare []UsageStanding
 	// NodeChoices are the nodes the per-GPU graph may be narrowed to.
 	NodeChoices []UsageNode
-	// Idle GPU-hours by team and user, and what reclaim gave back (issue 13).
+	// Idle GPU-hours by team and user, and what reclaim gave back.
 	IdleTeams, IdleUsers []UsageRow
 	Reclaimed            []UsageRow
 }

@@ -85,6 +85,7 @@ func authzRows() map[string]authzRow {
 		"GET /api/v1/cluster/idle-gpus":            {want: user(200)},
 		"POST /api/v1/cluster/gpu-allocate":        {req: path("", `{"gpu_count":1,"timeout_s":0}`), want: user(202), same: map[int]int{200: 202}},
 		"POST /api/v1/cluster/gpu-release":         {req: (*authzFixture).release, want: own(200, 404)},
+		"POST /api/v1/cluster/gpu-renew":           {req: (*authzFixture).release, want: own(200, 404)},
 		"GET /api/v1/queue":                        {want: user(200)},
 		"POST /api/v1/queue/submit":                {req: path("", `{"gpu_count":1,"executor":"lease","name":"authz"}`), want: user(201)},
 		"GET /api/v1/queue/statistics":             {want: user(200)},
@@ -113,13 +114,14 @@ func authzRows() map[string]authzRow {
 
 		// The JSON API for node agents: personal tokens are refused.
 		"POST /api/v1/nodes/register":                 {req: path("", `{}`), want: node},
-		"GET /api/v1/nodes/self":                      {want: node}, // operations: node doctor
+		"GET /api/v1/nodes/self":                      {want: node}, // node doctor
 		"POST /api/v1/nodes/:id/heartbeat":            {req: path("/api/v1/nodes/1/heartbeat", `{}`), want: node},
 		"GET /api/v1/nodes/:id/commands":              {req: path("/api/v1/nodes/1/commands", ""), want: node},
 		"POST /api/v1/nodes/:id/commands/:cmd/result": {req: path("/api/v1/nodes/1/commands/1/result", `{}`), want: node},
 		"POST /api/v1/nodes/:id/commands/:cmd/exit":   {req: path("/api/v1/nodes/1/commands/1/exit", `{}`), want: node},
 		"POST /api/v1/nodes/:id/commands/:cmd/logs":   {req: path("/api/v1/nodes/1/commands/1/logs", `{}`), want: node},
 		"POST /api/v1/nodes/:id/leases":               {req: path("/api/v1/nodes/1/leases", `{}`), want: node},
+		"GET /api/v1/nodes/:id/leases":                {req: path("/api/v1/nodes/1/leases", ""), want: node},
 		"GET /api/v1/nodes/:id/leases/:job":           {req: path("/api/v1/nodes/1/leases/1", ""), want: node},
 		"DELETE /api/v1/nodes/:id/leases/:job":        {req: path("/api/v1/nodes/1/leases/1", ""), want: node},
 
@@ -140,7 +142,7 @@ func authzRows() map[string]authzRow {
 		"GET /settings/tokens":                 {want: page(200)},
 		"POST /settings/tokens":                {req: path("", "name=laptop"), want: post(201)},
 		"POST /settings/tokens/:prefix/revoke": {req: (*authzFixture).revoke, want: [4]int{401, 303, 404, 404}},
-		// Settings and sessions (sign-in branch): one's own sessions; admins end anyone's.
+		// Settings and sessions: one's own sessions; admins end anyone's.
 		"GET /settings":                      {want: page(200)},
 		"POST /settings/sessions/end-all":    {want: post(303)},
 		"POST /settings/sessions/:id/end":    {req: (*authzFixture).memberSession, want: [4]int{401, 303, 404, 404}},

@@ -41,7 +41,7 @@ func pagesCluster(b *testing.B) (*testserver.Server, *http.Client) {
 		}
 	}
 	// Let the scheduler fill the GPUs and explain the rest, then pause it.
-	if err := models.Notify(ctx, s.DB.Bun, models.ChannelScheduler, "bench"); err != nil {
+	if err := models.Signal(ctx, s.DB.Bun, models.ChannelScheduler, "bench"); err != nil {
 		b.Fatal(err)
 	}
 	var running, explained int

@@ -81,7 +81,7 @@ func BenchmarkSSELatency(b *testing.B) {
 	for k := range b.N {
 		<-tick.C
 		sent[k].Store(time.Now().UnixNano())
-		if err := models.Notify(ctx, s.DB.Bun, models.ChannelGPUs, fmt.Sprintf("lat:%d", k)); err != nil {
+		if err := models.Signal(ctx, s.DB.Bun, models.ChannelGPUs, fmt.Sprintf("lat:%d", k)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -94,7 +94,7 @@ func BenchmarkSSESubscribers(b *testing.B) {
 	pace := time.NewTicker(time.Second)
 	defer pace.Stop()
 	tick := func(n int) {
-		if err := models.Notify(ctx, s.DB.Bun, models.ChannelGPUs, fmt.Sprintf("bench:%d", n)); err != nil {
+		if err := models.Signal(ctx, s.DB.Bun, models.ChannelGPUs, fmt.Sprintf("bench:%d", n)); err != nil {
 			b.Fatal(err)
 		}
 		<-pace.C

@@ -57,7 +57,7 @@ func TestNotifyPreferencesAndBellInBrowser(t *testing.T) {
 	})
 	err = s.DB.InTx(context.Background(), func(ctx context.Context, tx *models.Tx) error {
 		return models.Emit(ctx, tx, models.NotifyEvent{Name: models.EventGPUIdle, Subject: "job:1", Users: []int64{ana.ID},
-			Payload: models.EventPayload{Title: "Your 2 GPUs have been idle for 2h", Path: "/jobs/1"}}, time.Now())
+			Payload: models.EventPayload{Title: "Your 2 GPUs have been idle for 2h", Job: &models.EventJob{ID: 1}}}, time.Now())
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package web_test
 import (
 	"crypto/hmac"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -23,7 +24,9 @@ type received struct {
 	Event, Delivery string
 	SignatureOK     bool
 	Payload         models.EventPayload
-	At              time.Time
+	// Raw is the body as a receiver without our types decodes it.
+	Raw map[string]any
+	At  time.Time
 }
 
 // webhookReceiver is a real HTTP receiver that checks each delivery's
@@ -60,6 +63,7 @@ func newWebhookReceiver(t *testing.T, status func(n int32) int) *webhookReceiver
 		if err := json.Unmarshal(body, &rec.Payload); err != nil {
 			t.Errorf("webhook body is not JSON: %s", body)
 		}
+		_ = json.Unmarshal(body, &rec.Raw)
 		r.got <- rec
 	}))
 	t.Cleanup(r.Close)
@@ -126,8 +130,13 @@ func TestNotifyWebhookJobFinished(t *testing.T) {
 		t.Fatal("signature does not verify with the channel's secret")
 	}
 	if rec.Delivery == "" || rec.Payload.Job == nil || rec.Payload.Job.State != "completed" || len(rec.Payload.Job.GPUs) != 2 ||
-		rec.Payload.Path == "" || rec.Payload.Event != models.EventJobFinished {
+		rec.Payload.Event != models.EventJobFinished {
 		t.Fatalf("payload %+v", rec.Payload)
+	}
+	// The page is derived when the message is sent: receivers still get
+	// "path" and "url" (the server's base URL, empty here, and the path).
+	if page := fmt.Sprintf("/jobs/%d", rec.Payload.Job.ID); rec.Raw["path"] != page || rec.Raw["url"] != page {
+		t.Fatalf("path %v and url %v, want %s", rec.Raw["path"], rec.Raw["url"], page)
 	}
 	t.Logf("job.finished delivered %s after the release", rec.At.Sub(ended))
 

@@ -47,7 +47,7 @@ func TestOverviewQueriesDoNotGrow(t *testing.T) {
 		for _, c := range cookies {
 			req.AddCookie(c)
 		}
-		// Warm the session cache first (sign-in branch): the look-up of a
+		// Warm the session cache first: the look-up of a
 		// session costs queries once per cache period, not per page.
 		s.Web.Echo.ServeHTTP(httptest.NewRecorder(), req.Clone(req.Context()))
 		req = req.WithContext(context.WithValue(req.Context(), overviewCountedKey{}, true))

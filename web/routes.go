@@ -29,6 +29,7 @@ func (s *Server) routes(o Options) {
 	user.GET("/cluster/gpu-status", h.ClusterStatus)
 	user.POST("/cluster/gpu-allocate", h.GPUAllocate)
 	user.POST("/cluster/gpu-release", h.GPURelease)
+	user.POST("/cluster/gpu-renew", h.GPURenew)
 	user.GET("/queue", h.QueueList)
 	user.POST("/queue/submit", h.QueueSubmit)
 	user.GET("/queue/statistics", h.QueueStatistics)
@@ -44,7 +45,7 @@ func (s *Server) routes(o Options) {
 	user.GET("/bookings", h.BookingsList)
 	user.POST("/bookings", h.BookingCreate)
 	user.DELETE("/bookings/:id", h.BookingCancel)
-	// Booking edits, end early, series, import, export (issue 12, calendar).
+	// Booking edits, end early, series, import, export.
 	user.GET("/bookings/:id", h.BookingGet)
 	user.PATCH("/bookings/:id", h.BookingEdit)
 	user.POST("/bookings/:id/end", h.BookingEnd)
@@ -55,7 +56,7 @@ func (s *Server) routes(o Options) {
 	user.GET("/orchestrator/status", h.OrchestratorStatus)
 	user.GET("/orchestrator/policies", h.OrchestratorPolicies)
 	user.GET("/usage", h.UsageData) // the usage page's data
-	// Notifications (issue 13): preferences, channels, in-app list.
+	// Notifications: preferences, channels, in-app list.
 	user.GET("/me/notifications", h.NotifyPrefs)
 	user.PUT("/me/notifications", h.NotifyPrefsPut)
 	user.GET("/notifications", h.NotifyList)
@@ -74,7 +75,7 @@ func (s *Server) routes(o Options) {
 	admin.POST("/cluster/nodes/:name/drain", h.NodeDrain)
 	admin.POST("/cluster/nodes/:name/undrain", h.NodeUndrain)
 	admin.GET("/holds/stats", h.HoldsStats)
-	// Sessions (sign-in branch): an admin signs a user out of every browser.
+	// Sessions: an admin signs a user out of every browser.
 	admin.DELETE("/users/:id/sessions", h.UserSessionsEnd)
 	admin.POST("/bookings/import", h.BookingImport) // calendar: the bookings sheet
 
@@ -94,13 +95,14 @@ func (s *Server) routes(o Options) {
 	// JSON API for node agents: node tokens.
 	node := api.Group("/nodes", s.bearer(nodeTokens))
 	node.POST("/register", h.NodeRegister)
-	node.GET("/self", h.NodeSelf) // operations: node doctor checks token and clock
+	node.GET("/self", h.NodeSelf) // node doctor checks token and clock
 	node.POST("/:id/heartbeat", h.NodeHeartbeat)
 	node.GET("/:id/commands", h.NodeCommands)
 	node.POST("/:id/commands/:cmd/result", h.NodeCommandResult)
 	node.POST("/:id/commands/:cmd/exit", h.NodeCommandExit)
 	node.POST("/:id/commands/:cmd/logs", h.NodeCommandLogs)
 	node.POST("/:id/leases", h.NodeLeaseCreate)
+	node.GET("/:id/leases", h.NodeLeaseList)
 	node.GET("/:id/leases/:job", h.NodeLeaseGet)
 	node.DELETE("/:id/leases/:job", h.NodeLeaseEnd)
 
@@ -167,16 +169,16 @@ func (s *Server) routes(o Options) {
 	// Usage: graphs of telemetry, GPU-hours, the queue and fair share.
 	in.GET("/usage", h.UsagePage)
 	in.GET("/usage/data", h.UsageData)
-	in.GET("/events", s.hub.Stream, s.endWithSession) // the stream ends with its session (sign-in branch)
-	// API tokens and admin pages (sign-in branch).
+	in.GET("/events", s.hub.Stream, s.endWithSession) // the stream ends with its session
+	// API tokens and admin pages.
 	in.GET("/settings/tokens", h.TokensPage)
 	in.POST("/settings/tokens", h.TokenCreatePage)
 	in.POST("/settings/tokens/:prefix/revoke", h.TokenRevokePage)
-	// Settings index and sessions (sign-in branch).
+	// Settings index and sessions.
 	in.GET("/settings", h.SettingsPage)
 	in.POST("/settings/sessions/end-all", h.SessionsEndAllPage)
 	in.POST("/settings/sessions/:id/end", h.SessionEndPage)
-	// Notifications (issue 13): bell, list, settings.
+	// Notifications: bell, list, settings.
 	in.GET("/fragments/bell", h.BellFragment)
 	in.GET("/notifications", h.NotificationsPage)
 	in.POST("/notifications/read", h.NotificationsReadPage)
@@ -192,7 +194,7 @@ func (s *Server) routes(o Options) {
 	adm.GET("", h.AdminHome)
 	adm.GET("/users", h.AdminUsers)
 	adm.POST("/users/:id", h.AdminUserUpdate)
-	adm.POST("/users/:id/sessions/end", h.AdminUserSessionsEnd) // sign-in branch
+	adm.POST("/users/:id/sessions/end", h.AdminUserSessionsEnd)
 	adm.GET("/teams", h.AdminTeams)
 	adm.POST("/teams", h.AdminTeamCreate)
 	adm.POST("/teams/:id", h.AdminTeamUpdate)
@@ -202,7 +204,7 @@ func (s *Server) routes(o Options) {
 	adm.POST("/nodes/:name/drain", h.AdminNodeDrain)
 	adm.POST("/nodes/:name/undrain", h.AdminNodeUndrain)
 	adm.GET("/audit", h.AdminAudit)
-	adm.GET("/notifications", h.AdminNotifications) // issue 13
+	adm.GET("/notifications", h.AdminNotifications)
 	// Bookings import: upload → preview → confirm (calendar).
 	adm.GET("/import", h.AdminImport)
 	adm.POST("/import", h.AdminImportPreview)

@@ -69,7 +69,7 @@ func (h *Hub) Stream(c echo.Context) error {
 		topics = sseTopics
 	}
 	if !slices.Contains(topics, "notifications") {
-		topics = append(topics, "notifications") // the nav bell's (issue 13)
+		topics = append(topics, "notifications") // the nav bell's
 	}
 	events, cancel := h.listener.Subscribe(topics...)
 	defer cancel()

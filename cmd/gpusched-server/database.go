@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/pgembed"
+	"github.com/gpuscheduler/gpuscheduler/jobs"
 	"github.com/gpuscheduler/gpuscheduler/migrations"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -44,7 +45,12 @@ func openDatabase(ctx context.Context, cfg Config, logger *slog.Logger, migrate 
 			d.embedded, url = srv, srv.URL()
 		}
 	}
-	db, err := models.Open(ctx, url, int32(cfg.DBMaxConns))
+	inserter, err := jobs.NewInserter()
+	if err != nil {
+		d.close(logger)
+		return nil, err
+	}
+	db, err := models.Open(ctx, url, int32(cfg.DBMaxConns), inserter)
 	if err != nil {
 		d.close(logger)
 		return nil, err

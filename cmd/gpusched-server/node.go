@@ -57,7 +57,7 @@ the next agent on the same --state-dir follows them again.`,
 			return runNode(cmd.Context(), c)
 		},
 	}
-	cmd.AddCommand(newNodeDoctorCmd()) // operations: pre-flight check of a GPU host
+	cmd.AddCommand(newNodeDoctorCmd()) // pre-flight check of a GPU host
 	f := cmd.Flags()
 	f.StringVar(&c.Server, "server", "", "control plane URL (env GPUSCHED_SERVER)")
 	f.StringVar(&c.Token, "token", "", "node token (env GPUSCHED_NODE_TOKEN or GPUSCHED_NODE_TOKEN_FILE)")

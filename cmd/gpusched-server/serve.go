@@ -8,20 +8,16 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
-	"riverqueue.com/riverui"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
 	"github.com/gpuscheduler/gpuscheduler/internal/signin"
 	"github.com/gpuscheduler/gpuscheduler/jobs"
-	"github.com/gpuscheduler/gpuscheduler/migrations"
 	"github.com/gpuscheduler/gpuscheduler/models"
-	"github.com/gpuscheduler/gpuscheduler/static"
 	"github.com/gpuscheduler/gpuscheduler/web"
 )
 
@@ -61,96 +57,47 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	}
 	defer db.close(logger)
 
-	now := time.Now
-	sessions, err := web.NewSessions(keys, strings.HasPrefix(cfg.BaseURL, "https://"), cfg.SessionLifetime, now)
-	if err != nil {
-		return err
-	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		jobs.NewQueueDepthCollector(db.Pool))
-	reg.MustRegister(jobs.NewClusterCollector(db.DB)) // operations: cluster series for Grafana and alerts
-	metrics := web.NewMetrics(reg)
-
-	deps := &jobs.Deps{DB: db.DB, Logger: logger, Now: now,
-		Config: jobs.Config{NodeDownAfter: cfg.NodeDownAfter, Workers: 10, Scoring: cfg.Scoring, Retention: cfg.Retention,
-			Notify: cfg.Notify}}
-	riverClient, err := jobs.NewClient(deps)
+	reg.MustRegister(jobs.NewClusterCollector(db.DB)) // cluster series for Grafana and alerts
+	// Sign-in providers: built now, discovered in the background, so a
+	// provider that is down or never answers cannot stop the server.
+	providers, err := signin.New(cfg.BaseURL, cfg.SignIn, nil)
 	if err != nil {
 		return err
 	}
-	jobs.NewNodeExecutor(deps)
-	if err := addRayExecutor(deps, cfg.Ray, logger); err != nil { // Ray dispatch
-		return err
-	}
-	riverUI, err := riverui.NewHandler(&riverui.HandlerOpts{
-		Endpoints: riverui.NewEndpoints(riverClient, nil),
-		Logger:    logger.With("component", "riverui"),
-		Prefix:    "/admin/river",
+	secure := strings.HasPrefix(cfg.BaseURL, "https://")
+	cp, err := web.NewControlPlane(web.ControlPlaneOptions{
+		DB: db.DB, Logger: logger, Now: time.Now, SessionKeys: keys, SessionLifetime: cfg.SessionLifetime, SecureCookies: secure,
+		Handlers: handlers.Config{Version: version, Dev: cfg.Dev, DevLogin: devLogin, Admins: cfg.Admins, HeartbeatInterval: cfg.HeartbeatInterval,
+			HoldTTL: cfg.HoldTTL, HoldLimit: cfg.HoldLimit, DefaultExecutor: cfg.DefaultExecutor, Bookings: cfg.Bookings,
+			SignInPolicy: cfg.SignInPolicy, NotifyAllowPrivate: cfg.Notify.AllowPrivateTargets, NotifyEmail: cfg.Notify.SMTP.Addr != ""},
+		Jobs:    jobs.Config{NodeDownAfter: cfg.NodeDownAfter, Workers: 10, Retention: cfg.Retention, Notify: cfg.Notify},
+		Scoring: cfg.Scoring, ScoringTrusted: cfg.ScoringTrusted, SignIn: providers, Registry: reg, RiverUI: true,
+		TrustedProxies: cfg.TrustedProxies,
+		Executors:      func(deps *jobs.Deps) error { return addRayExecutor(deps, cfg.Ray, logger) },
 	})
 	if err != nil {
-		return fmt.Errorf("river ui: %w", err)
-	}
-	assets, err := static.New()
-	if err != nil {
 		return err
-	}
-	listener := models.NewListener(db.Pool, logger)
-	h := &handlers.Handlers{
-		DB: db.DB, Logger: logger, Now: now, Sessions: sessions, Migrations: migrations.New(db.Pool, logger), Asset: assets.Path,
-		Listener: listener, CanRun: deps.Executors.Has, Lifecycle: deps.Lifecycle,
-		Notifier: &models.Notifier{Pool: db.Pool, Logger: logger, Window: 50 * time.Millisecond},
-		Config: handlers.Config{Version: version, Dev: cfg.Dev, DevLogin: devLogin, Admins: cfg.Admins, HeartbeatInterval: cfg.HeartbeatInterval,
-			HoldTTL: cfg.HoldTTL, HoldLimit: cfg.HoldLimit, DefaultExecutor: cfg.DefaultExecutor,
-			Bookings:           cfg.Bookings,
-			NotifyAllowPrivate: cfg.Notify.AllowPrivateTargets, NotifyEmail: cfg.Notify.SMTP.Addr != ""},
 	}
 	// Notifications: the team's Slack channel from the configuration.
-	if h.Secrets, err = models.NewSecretBox(keys); err != nil {
+	if err := models.EnsureTeamChannel(ctx, db.DB.Bun, cp.Handlers.Secrets, models.KindSlack, cfg.SlackWebhookURL); err != nil {
 		return err
 	}
-	deps.Config.Notify.Secrets = h.Secrets
-	if err := models.EnsureTeamChannel(ctx, db.DB.Bun, h.Secrets, models.KindSlack, cfg.SlackWebhookURL); err != nil {
-		return err
-	}
-	// Sign-in providers: built now, discovered in the background (see below),
-	// so a provider that is down or never answers cannot stop the server.
-	h.Config.SignInPolicy = cfg.SignInPolicy
-	if h.SignIn, err = signin.New(cfg.BaseURL, cfg.SignIn, nil); err != nil {
-		return err
-	}
-	if h.Scoring, err = handlers.NewScoring(cfg.Scoring, cfg.ScoringTrusted, db.DB, reg); err != nil {
-		return err
-	}
-	h.Scoring.Enqueue = deps.EnqueueScoringObserve
-	srv := web.New(web.Options{
-		Handlers: h, DB: db.DB, Listener: listener, Sessions: sessions, Hub: web.NewHub(listener, logger, metrics), Metrics: metrics,
-		Gatherer: reg, Static: assets, RiverUI: riverUI, Logger: logger, Now: now,
-		SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://"), TrustedProxies: cfg.TrustedProxies,
-	})
 
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
-	httpServer := &http.Server{Handler: srv.Echo, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+	httpServer := &http.Server{Handler: cp.Web.Echo, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
-
+	if err := cp.Start(ctx); err != nil {
+		cp.Stop(ctx)
+		return err
+	}
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
-	var wg sync.WaitGroup
-	wg.Go(func() { listener.Run(bg) })
-	wg.Go(func() { srv.Run(bg) })
-	wg.Go(func() { h.SignIn.Run(bg) }) // discovery with timeouts and backoff
-	kicker := &jobs.Kicker{Listener: listener, River: riverClient, Logger: logger}
-	wg.Go(func() { kicker.Run(bg) })
-	if err := riverClient.Start(bg); err != nil {
-		stopBG()
-		return fmt.Errorf("start river: %w", err)
-	}
-	if err := riverUI.Start(bg); err != nil {
-		stopBG()
-		return fmt.Errorf("start river ui: %w", err)
-	}
+	defer stopBG()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpServer.Serve(ln) }()
 
@@ -177,15 +124,11 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
 	defer cancel()
 	stopSim()
-	srv.CloseStreams()
+	cp.Web.CloseStreams() // so that the shutdown does not wait for browsers to hang up
 	if err := httpServer.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		logger.Warn("http shutdown", "err", err)
 	}
-	if err := riverClient.Stop(shutdownCtx); err != nil {
-		logger.Warn("river shutdown", "err", err)
-	}
-	stopBG()
-	wg.Wait()
+	cp.Stop(shutdownCtx)
 	logger.Info("stopped")
 	return nil
 }

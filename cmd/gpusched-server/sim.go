@@ -32,7 +32,7 @@ type simFlags struct {
 	checkpointable         float64         // share of jobs that checkpoint
 	restartOverhead        time.Duration   // a resumed run's reload time
 	report                 string          // --report FILE.html
-	idle                   sim.IdleOptions // --idle-reclaim (issue 13)
+	idle                   sim.IdleOptions // --idle-reclaim
 	idleReclaim            bool
 	noSteer                bool
 }
@@ -87,7 +87,7 @@ default ("default") are compared, in this order:
 	fl.Float64Var(&f.checkpointable, "checkpointable", 0.5, "share of jobs that checkpoint (0-1): preempted, they keep their progress and resume after --restart-overhead")
 	fl.StringVar(&f.report, "report", "", "also write FILE.html: one self-contained page with the CDFs of waits and JCTs, utilization over time and per-user slowdown")
 	fl.DurationVar(&f.restartOverhead, "restart-overhead", sim.DefaultRestartOverhead, "reload time of each resumed run of a checkpointing job (GPU time lost)")
-	// Idle reclaim (issue 13): what giving idle GPUs back would return.
+	// Idle reclaim: what giving idle GPUs back would return.
 	fl.BoolVar(&f.idleReclaim, "idle-reclaim", false, "report the GPU time an idle release policy would give back (idle tails marked per --idle-share, --idle-tail-mean)")
 	fl.Float64Var(&f.idle.Share, "idle-share", 0.2, "share of jobs whose GPUs sit idle at the end of their hold")
 	fl.DurationVar(&f.idle.TailMean, "idle-tail-mean", 2*time.Hour, "mean idle tail (exponential, capped at the runtime)")
@@ -146,7 +146,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	default:
 		return fmt.Errorf("--estimates %q must be exact, none or learned", f.estimates)
 	}
-	if f.idleReclaim { // issue 13
+	if f.idleReclaim {
 		f.idle.Seed = f.seed
 		r, err := sim.CompareIdle(w, policies, f.idle, runtime.GOMAXPROCS(0))
 		if err != nil {

@@ -31,7 +31,7 @@ func newSetUnixUserCmd() *cobra.Command {
 					if err := models.SetUnixUser(ctx, tx, u.ID, unixUser, time.Now()); err != nil {
 						return err
 					}
-					if err := models.Notify(ctx, tx, models.ChannelTokens, "user"); err != nil {
+					if err := models.Signal(ctx, tx, models.ChannelTokens, "user"); err != nil {
 						return err
 					}
 					return models.Audit(ctx, tx, &models.AuditEntry{Action: "user.set_unix_user", TargetType: "user",

@@ -1,5 +1,5 @@
 // Command gpusched is GPUScheduler's command line for users and scripts:
-// submit, queue, cancel, run, logs, login, book, bookings, healthcheck and
+// submit, queue, cancel, renew, run, logs, login, book, bookings, healthcheck and
 // version. It links only the client (internal/cli, whose requests go
 // through internal/lighthttp rather than net/http), so that one call starts
 // in a few milliseconds; the server commands (serve, migrate, node, user,

@@ -32,7 +32,7 @@ type Booking struct {
 	Note      string    `json:"note,omitempty"`
 	State     string    `json:"state"` // upcoming, active, ended, canceled
 	CreatedAt time.Time `json:"created_at"`
-	// Edits and series (issue 12).
+	// Edits and series.
 	SeriesID  *int64    `json:"series_id,omitempty"`
 	Sequence  int       `json:"sequence"`
 	UpdatedAt time.Time `json:"updated_at"`

@@ -53,12 +53,18 @@ type GPUSample struct {
 // HeartbeatRequest is the body of POST /api/v1/nodes/{id}/heartbeat.
 type HeartbeatRequest struct {
 	GPUs []GPUSample `json:"gpus"`
+	// Leases are the granted leases whose processes the agent watches and
+	// that still run: each is renewed for its TTL (the policy's node_ttl).
+	Leases []int64 `json:"leases,omitempty"`
 }
 
 // HeartbeatResponse tells the agent whether it must register again (the
-// server does not know some of its GPUs, or forgot the node).
+// server does not know some of its GPUs, or forgot the node), and which of
+// the leases it named are no longer granted on the node (ended, expired,
+// requeued): it stops watching them.
 type HeartbeatResponse struct {
-	Reregister bool `json:"reregister"`
+	Reregister  bool    `json:"reregister"`
+	EndedLeases []int64 `json:"ended_leases,omitempty"`
 }
 
 // RegisterNode registers the node the client's token belongs to.

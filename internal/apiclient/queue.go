@@ -48,6 +48,9 @@ type Job struct {
 	EstimatedStartTime *time.Time `json:"estimated_start_time,omitempty"`
 	EstimatedWaitTime  *float64   `json:"estimated_wait_time,omitempty"`
 	FailureReason      string     `json:"failure_reason,omitempty"`
+	// A lease's time: when it runs out unless renewed, and its TTL.
+	LeaseExpiresAt *time.Time `json:"lease_expires_at,omitempty"`
+	LeaseTTLS      *int64     `json:"lease_ttl_s,omitempty"`
 }
 
 // Queue is the body of GET /api/v1/queue.
@@ -78,6 +81,27 @@ func (c *Client) Queue(ctx context.Context, mine bool) (*Queue, error) {
 	}
 	var out Queue
 	if err := c.Do(ctx, "GET", "/api/v1/queue?"+q.Encode(), nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RenewRequest is the body of POST /api/v1/cluster/gpu-renew.
+type RenewRequest struct {
+	JobID int64  `json:"job_id"`
+	TTLS  *int64 `json:"ttl_s,omitempty"` // nil: the lease's own TTL
+}
+
+// RenewLease renews lease id for ttl from now (0: its own TTL), at most the
+// policy's cap.
+func (c *Client) RenewLease(ctx context.Context, id int64, ttl time.Duration) (*Job, error) {
+	req := RenewRequest{JobID: id}
+	if ttl > 0 {
+		s := int64(ttl / time.Second)
+		req.TTLS = &s
+	}
+	var out Job
+	if err := c.Do(ctx, "POST", "/api/v1/cluster/gpu-renew", req, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

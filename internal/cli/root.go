@@ -1,4 +1,4 @@
-// Package cli holds gpusched's client commands (submit, queue, cancel, run,
+// Package cli holds gpusched's client commands (submit, queue, cancel, renew, run,
 // logs, login, book, bookings, healthcheck, version), the root command both
 // binaries share, and the hand-over of the server commands from the small
 // `gpusched` client to the full `gpusched-server` binary. It links only what
@@ -69,10 +69,11 @@ func clientCommands(b Build) []clientCommand {
 		{"submit", func() *cobra.Command { return oneShot(newSubmitCmd()) }},
 		{"queue", func() *cobra.Command { return oneShot(newQueueCmd()) }},
 		{"cancel", func() *cobra.Command { return oneShot(newCancelCmd()) }},
+		{"renew", func() *cobra.Command { return oneShot(newRenewCmd()) }},
 		{"run", newRunCmd}, {"logs", newLogsCmd}, {"login", newLoginCmd},
 		{"book", func() *cobra.Command { return oneShot(newBookCmd()) }}, {"bookings", newBookingsCmd}, // bookings calendar
 		{"version", func() *cobra.Command { return oneShot(newVersionCmd(b)) }},
-		{"healthcheck", newHealthcheckCmd}, // operations: container health probe
+		{"healthcheck", newHealthcheckCmd}, // container health probe
 	}
 }
 

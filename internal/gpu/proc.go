@@ -74,6 +74,33 @@ func (p ProcFS) Alive(pid int) bool {
 	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
 }
 
+// StartTime returns when process pid started, in clock ticks since the
+// host booted (field 22 of /proc/PID/stat): with the PID, it names one
+// process, since a PID is reused only by a process started later.
+func (p ProcFS) StartTime(pid int) (uint64, error) {
+	b, err := os.ReadFile(filepath.Join(p.Root, strconv.Itoa(pid), "stat"))
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, fmt.Errorf("gpu: process %d: %w", pid, ErrNoProcess)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("gpu: process %d: %w", pid, err)
+	}
+	// pid (comm) state ppid …: the command may hold spaces and parentheses,
+	// so fields are counted from the last ')', which ends field 2.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	fields := strings.Fields(s[i+1:])
+	const startField = 22 - 3 // fields[0] is field 3, the state
+	if i < 0 || len(fields) <= startField {
+		return 0, fmt.Errorf("gpu: process %d: its stat has no start time", pid)
+	}
+	v, err := strconv.ParseUint(fields[startField], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("gpu: process %d: start time %q: %w", pid, fields[startField], err)
+	}
+	return v, nil
+}
+
 // Cmdline returns process pid's arguments.
 func (p ProcFS) Cmdline(pid int) []string {
 	b, err := os.ReadFile(filepath.Join(p.Root, strconv.Itoa(pid), "cmdline"))

@@ -17,7 +17,9 @@ const pidPoll = 250 * time.Millisecond
 // acquire carries out one POST /acquire: it blocks until the control plane
 // grants GPUs of this node, or ctx ends (the client disconnected: the
 // request is withdrawn), or the process exits while it waits. Once
-// granted, the lease ends when the process exits.
+// granted, the agent watches the process (watchLease) and the lease ends
+// when it exits. The lease records the process (PID and start time), so
+// that an agent started after this one finds it (adoptLeases).
 func (l *Local) acquire(ctx context.Context, req acquireRequest) (*lease, error) {
 	if req.PID == nil || *req.PID <= 0 {
 		return nil, badRequest("pid: required, the id of the process that will use the GPUs")
@@ -33,49 +35,63 @@ func (l *Local) acquire(ctx context.Context, req acquireRequest) (*lease, error)
 	if n < 0 || n > total {
 		return nil, badRequest("num_gpus: must be between 0 and %d (this node's GPUs), got %d", total, n)
 	}
+	a := l.Agent
 	pid := *req.PID
-	owner, err := l.procs().Owner(pid)
+	owner, err := a.procs().Owner(pid)
 	if err != nil {
 		return nil, badRequest("pid: process %d does not exist", pid)
 	}
-	ls := &lease{Status: leaseQueued, PID: pid, NumGPUs: n, Owner: owner, Submitted: time.Now()}
+	start, err := a.procs().StartTime(pid)
+	if err != nil {
+		return nil, badRequest("pid: process %d does not exist", pid)
+	}
+	ls := &lease{Status: leaseQueued, PID: pid, NumGPUs: n, Owner: owner, Submitted: time.Now(), start: start}
 	if n == 0 {
-		ls.ID, ls.Status = l.book.nextLocalID(), leaseRunning
-		l.book.add(ls)
-		go l.hold(ls)
+		ls.ID, ls.Status = a.leases.nextLocalID(), leaseRunning
+		a.leases.add(ls)
+		go a.watchLease(ls)
 		return ls, nil
 	}
-	nodeID := l.Agent.NodeID()
+	nodeID := a.NodeID()
 	if nodeID == 0 {
 		return nil, &httpError{503, "the node agent has not registered with the control plane yet; try again in a moment"}
 	}
-	created, err := l.Agent.Client.CreateLease(ctx, nodeID, apiclient.NodeLeaseRequest{PID: pid, UnixUser: owner, GPUCount: n,
+	created, err := a.createLease(ctx, nodeID, ls, apiclient.NodeLeaseRequest{PID: pid, PIDStart: start, UnixUser: owner, GPUCount: n,
 		GPUModel: req.GPUType, MemoryGB: req.MemGB, Duration: req.Time, Name: req.Name, Priority: req.Priority})
 	if err != nil {
 		return nil, fromAPI(err)
 	}
-	ls.jobID, ls.ID, ls.User = created.JobID, strconv.FormatInt(created.JobID, 10), created.Owner
-	l.book.add(ls)
-	// Waiting ends when the client goes away or the process exits.
+	// Waiting ends when the client goes away, the process exits or the
+	// agent stops.
+	stopping := a.stopping()
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
-		for wctx.Err() == nil && l.procs().Alive(pid) {
-			sleep(wctx, pidPoll)
+		defer cancel()
+		for a.sameProcess(pid, start) {
+			select {
+			case <-wctx.Done():
+				return
+			case <-stopping:
+				return
+			case <-time.After(pidPoll):
+			}
 		}
-		cancel()
 	}()
 	cur := created
 	for cur.State != apiclient.JobRunning {
-		l.book.update(ls, func(x *lease) { x.Position, x.Reason, x.ETA = cur.Position, cur.Reason, cur.EstimatedStart })
+		a.leases.update(ls, func(x *lease) { x.Position, x.Reason, x.ETA = cur.Position, cur.Reason, cur.EstimatedStart })
 		if apiclient.IsTerminal(cur.State) {
-			l.finish(ls, leaseCanceled)
+			a.leases.finish(ls, leaseCanceled)
 			return nil, &httpError{409, fmt.Sprintf("the request for GPUs ended before it got any (%s)", cur.State)}
 		}
-		next, err := l.Agent.Client.WaitLease(wctx, nodeID, ls.jobID, cur.State, 5*time.Second)
+		next, err := a.Client.WaitLease(wctx, nodeID, ls.jobID, cur.State, 5*time.Second)
 		if wctx.Err() != nil {
-			go l.Agent.endLease(ls.jobID, fmt.Sprintf("process %d stopped waiting", pid))
-			l.finish(ls, leaseCanceled)
+			a.leases.finish(ls, leaseCanceled)
+			if closed(stopping) { // the next agent finds the request and withdraws it
+				return nil, &httpError{503, "the node agent is stopping; ask again once it is back"}
+			}
+			go a.endLease(ls.jobID, fmt.Sprintf("process %d stopped waiting", pid))
 			return nil, wctx.Err()
 		}
 		if err != nil {
@@ -84,34 +100,29 @@ func (l *Local) acquire(ctx context.Context, req acquireRequest) (*lease, error)
 		}
 		cur = next
 	}
-	l.book.update(ls, func(x *lease) {
+	a.leases.update(ls, func(x *lease) {
 		x.Status, x.GPUs, x.Position, x.Reason, x.ETA = leaseRunning, gpuList(cur.GPUs), nil, "", nil
 	})
-	if w, ok := l.Agent.GPUs.(gpu.Workloads); ok {
-		w.Started(pid, owner, l.procs().Name(pid), cur.GPUs)
+	if w, ok := a.GPUs.(gpu.Workloads); ok {
+		w.Started(pid, owner, a.procs().Name(pid), cur.GPUs)
 	}
-	go l.hold(ls)
+	go a.watchLease(ls)
 	return ls, nil
 }
 
-// hold waits for a granted lease's process to exit, then ends the lease.
-func (l *Local) hold(ls *lease) {
-	for l.procs().Alive(ls.PID) {
-		time.Sleep(pidPoll)
+// createLease asks the control plane for lease ls and books it. It holds
+// off adoptLeases meanwhile, which would otherwise take the new lease for
+// one an earlier agent left.
+func (a *Agent) createLease(ctx context.Context, nodeID int64, ls *lease, req apiclient.NodeLeaseRequest) (*apiclient.NodeLease, error) {
+	a.leaseMu.RLock()
+	defer a.leaseMu.RUnlock()
+	created, err := a.Client.CreateLease(ctx, nodeID, req)
+	if err != nil {
+		return nil, err
 	}
-	if ls.jobID != 0 {
-		if w, ok := l.Agent.GPUs.(gpu.Workloads); ok {
-			w.Ended(ls.PID)
-		}
-		l.Agent.freshen(context.Background())
-		l.Agent.endLease(ls.jobID, fmt.Sprintf("process %d exited", ls.PID))
-	}
-	l.finish(ls, leaseDone)
-}
-
-func (l *Local) finish(ls *lease, status string) {
-	now := time.Now()
-	l.book.update(ls, func(x *lease) { x.Status, x.Ended, x.Position, x.Reason, x.ETA = status, &now, nil, "", nil })
+	ls.jobID, ls.ID, ls.User = created.JobID, strconv.FormatInt(created.JobID, 10), created.Owner
+	a.leases.add(ls)
+	return created, nil
 }
 
 func (l *Local) gpuCount(ctx context.Context) (int, error) {
@@ -122,16 +133,19 @@ func (l *Local) gpuCount(ctx context.Context) (int, error) {
 	return len(devs), nil
 }
 
-func (l *Local) procs() gpu.ProcFS {
-	if l.Agent.Procs.Root != "" {
-		return l.Agent.Procs
-	}
-	return gpu.HostProc
-}
-
 func sleep(ctx context.Context, d time.Duration) {
 	select {
 	case <-ctx.Done():
 	case <-time.After(d):
+	}
+}
+
+// closed reports whether ch is closed (a nil channel never is).
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -43,6 +44,10 @@ type Agent struct {
 
 	nodeID atomic.Int64
 	runs   atomic.Pointer[runner]
+	life   atomic.Pointer[context.Context] // Run's: its end stops the watching of leases
+
+	leases  leaseBook    // the leases of local processes (/acquire, adopted)
+	leaseMu sync.RWMutex // held to create a lease (read) and to adopt leases (write)
 }
 
 // MaxRetryPause is the longest the agent waits before trying the control
@@ -63,6 +68,7 @@ func (a *Agent) NodeID() int64 { return a.nodeID.Load() }
 // rejected token ends Run. Jobs it started keep running after Run returns;
 // the next agent on the same StateDir reattaches to them.
 func (a *Agent) Run(ctx context.Context) error {
+	a.life.Store(&ctx)
 	if err := a.startRunner(ctx); err != nil {
 		return err
 	}
@@ -110,8 +116,9 @@ func (a *Agent) startRunner(ctx context.Context) error {
 	return r.reattach()
 }
 
-// session registers once, then heartbeats and takes commands until an
-// error or a request to register again.
+// session registers once, reconciles the node's leases with the host's
+// processes, then heartbeats and takes commands until an error or a request
+// to register again.
 func (a *Agent) session(ctx context.Context) error {
 	devs, err := a.GPUs.Devices(ctx)
 	if err != nil {
@@ -127,6 +134,9 @@ func (a *Agent) session(ctx context.Context) error {
 	}
 	a.nodeID.Store(reg.NodeID)
 	a.Logger.Info("node agent registered", "node", reg.Name, "id", reg.NodeID, "gpus", len(devs))
+	if err := a.adoptLeases(ctx, reg.NodeID); err != nil {
+		return err
+	}
 	interval := a.Interval
 	if reg.HeartbeatIntervalS > 0 {
 		interval = time.Duration(reg.HeartbeatIntervalS) * time.Second
@@ -166,7 +176,7 @@ func (a *Agent) beat(ctx context.Context, id int64) (*apiclient.HeartbeatRespons
 	if err != nil {
 		return nil, fmt.Errorf("node: sample GPUs: %w", err)
 	}
-	req := apiclient.HeartbeatRequest{GPUs: make([]apiclient.GPUSample, len(samples))}
+	req := apiclient.HeartbeatRequest{GPUs: make([]apiclient.GPUSample, len(samples)), Leases: a.leases.granted()}
 	for i, s := range samples {
 		procs := make([]apiclient.GPUProcess, len(s.Processes))
 		for j, p := range s.Processes {
@@ -176,7 +186,12 @@ func (a *Agent) beat(ctx context.Context, id int64) (*apiclient.HeartbeatRespons
 			TemperatureC: s.TemperatureC, PowerW: s.PowerW, PowerLimitW: s.PowerLimitW, Health: s.Health,
 			HealthReason: s.HealthReason, Processes: procs}
 	}
-	return a.Client.Heartbeat(ctx, id, req)
+	resp, err := a.Client.Heartbeat(ctx, id, req)
+	if err != nil {
+		return nil, err
+	}
+	a.leases.endedElsewhere(resp.EndedLeases)
+	return resp, nil
 }
 
 // runningGPUs returns the GPU indices of the jobs the agent runs now.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,6 +39,7 @@ type lease struct {
 	Ended     *time.Time `json:"ended_at,omitempty"`
 
 	jobID int64
+	start uint64 // the process's start time (clock ticks since boot): it, not a later one with its PID
 }
 
 // acquireRequest is the body of POST /acquire: the local-scheduler
@@ -64,7 +66,8 @@ func badRequest(format string, args ...any) error {
 	return &httpError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
 }
 
-// leaseBook keeps this agent's leases for /jobs and /status.
+// leaseBook keeps this agent's leases: for /jobs and /status, and the
+// granted ones its heartbeats renew.
 type leaseBook struct {
 	mu     sync.Mutex
 	leases []*lease
@@ -101,6 +104,70 @@ func (b *leaseBook) snapshot() []lease {
 		out[i] = *l
 	}
 	return out
+}
+
+// has reports whether the book holds lease job id, waiting or granted.
+func (b *leaseBook) has(id int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, l := range b.leases {
+		if l.jobID == id && l.Ended == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// granted returns the job ids of the granted leases whose processes the
+// agent watches: what its heartbeat renews.
+func (b *leaseBook) granted() []int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []int64
+	for _, l := range b.leases {
+		if l.jobID != 0 && l.Status == leaseRunning {
+			out = append(out, l.jobID)
+		}
+	}
+	return out
+}
+
+// over reports whether lease l ended (its process exited, or the control
+// plane ended it).
+func (b *leaseBook) over(l *lease) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return l.Ended != nil
+}
+
+// finish marks lease l ended with status, unless it ended already.
+func (b *leaseBook) finish(l *lease, status string) {
+	now := time.Now()
+	b.update(l, func(x *lease) {
+		if x.Ended == nil {
+			x.Status, x.Ended, x.Position, x.Reason, x.ETA = status, &now, nil, "", nil
+		}
+	})
+}
+
+// endedElsewhere marks the granted leases ids ended: the control plane no
+// longer grants them (released, expired, lost with the node). Their
+// processes are watched on only to tell the GPU provider when they exit.
+func (b *leaseBook) endedElsewhere(ids []int64) {
+	if len(ids) == 0 {
+		return
+	}
+	b.mu.Lock()
+	var ended []*lease
+	for _, l := range b.leases {
+		if l.jobID != 0 && l.Ended == nil && slices.Contains(ids, l.jobID) {
+			ended = append(ended, l)
+		}
+	}
+	b.mu.Unlock()
+	for _, l := range ended {
+		b.finish(l, leaseDone)
+	}
 }
 
 func (b *leaseBook) nextLocalID() string {

@@ -17,7 +17,8 @@ import (
 // Local serves the local-scheduler API (spec/local-scheduler.md) for
 // processes on this host — GET /status, GET /jobs, POST /acquire — with that
 // document's shapes, so its srun script works unchanged. Requests become
-// lease jobs of the control plane pinned to this node.
+// lease jobs of the control plane pinned to this node, which the agent
+// watches and renews (lease_watch.go).
 type Local struct {
 	Agent   *Agent
 	Port    int
@@ -25,7 +26,6 @@ type Local struct {
 	Logger  *slog.Logger
 
 	started time.Time
-	book    leaseBook
 }
 
 // Handler returns the local API's routes.
@@ -59,7 +59,7 @@ func (l *Local) status(w http.ResponseWriter, r *http.Request) {
 	total, _ := l.gpuCount(r.Context())
 	allocated := []int{}
 	running, queued := 0, 0
-	all := l.book.snapshot()
+	all := l.Agent.leases.snapshot()
 	for _, x := range all {
 		switch x.Status {
 		case leaseRunning:
@@ -84,7 +84,7 @@ func (l *Local) status(w http.ResponseWriter, r *http.Request) {
 }
 
 func (l *Local) jobs(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, l.book.snapshot())
+	writeJSON(w, http.StatusOK, l.Agent.leases.snapshot())
 }
 
 func (l *Local) acquireHandler(w http.ResponseWriter, r *http.Request) {

@@ -48,7 +48,7 @@ func (d jobDetail) states() []string {
 	return out
 }
 
-// Issue 14's acceptance: a job submitted with checkpoint: true to a real
+// A job submitted with checkpoint: true to a real
 // server and node agent is preempted by LAS demotion when a fresh job needs
 // its GPUs: it gets SIGTERM, saves its step within the grace (no SIGKILL),
 // goes back to the queue, starts again as attempt 2 with

@@ -46,6 +46,10 @@ type Config struct {
 	// LAS tunes the attained-service policies (las, gittins) and the
 	// preemption of checkpointing jobs.
 	LAS LASConfig `json:"las"`
+	// Retention says how long history is kept (retention.go).
+	Retention RetentionConfig `json:"retention"`
+	// Leases bounds how long leases hold GPUs (leases.go).
+	Leases LeasePolicy `json:"leases"`
 }
 
 // FairShareConfig are the weights of Slurm's multifactor priority: each
@@ -105,7 +109,9 @@ func DefaultConfig() Config {
 			WeightSize:      100,
 			MaxAge:          Duration(7 * 24 * time.Hour),
 		},
-		LAS: DefaultLAS(),
+		LAS:       DefaultLAS(),
+		Retention: DefaultRetention(),
+		Leases:    DefaultLeases(),
 	}
 }
 
@@ -139,5 +145,7 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("fair_share weights must not be negative"))
 	}
 	errs = append(errs, c.IdlePolicy.validate()...) // idle GPUs given back
+	errs = append(errs, c.Retention.validate()...)
+	errs = append(errs, c.Leases.validate()...)
 	return errors.Join(errs...)
 }

@@ -133,7 +133,10 @@ func checkBookings(t fataler, s Snapshot, c Config, pl Plan) {
 // later than it is without them, and the head's estimated start is that
 // earliest start.
 func checkHead(t fataler, s Snapshot, c Config, pl Plan) {
-	if len(pl.Preemptions) > 0 {
+	// A preempting head (stopping jobs now, or waiting for jobs already
+	// stopping) holds its GPUs from now: the jobs behind it are estimated
+	// after it, which this check does not model.
+	if len(pl.Preemptions) > 0 || slices.ContainsFunc(pl.Pending, func(e Explanation) bool { return e.Code == ReasonPreempting }) {
 		return
 	}
 	var head *Explanation

@@ -80,7 +80,7 @@ func (s *simulator) release(i int, t time.Duration) float64 {
 		s.owner[g] = -1
 	}
 	j := s.w.Jobs[i]
-	s.usage.close(j.User, j.GPUs, at(r.start), at(t))
+	s.usage.close(scheduler.Held{UserID: j.User, GPUs: len(r.gpus), Start: at(r.start), End: at(t)})
 	held := float64(len(r.gpus)) * (t - r.start).Seconds()
 	s.res.BusyGPUSeconds += held
 	r.gpus = nil

@@ -73,14 +73,14 @@ func (s *simulator) pass(t time.Duration) (preempted bool, err error) {
 func (s *simulator) snapshot(t time.Duration) scheduler.Snapshot {
 	now := at(t)
 	running := make([]scheduler.Job, 0, len(s.running))
-	held := map[int64][]allocation{}
+	held := map[int64][]scheduler.Held{}
 	heldGPUs := s.res.BusyGPUSeconds // released runs, plus the running ones so far
 	for _, i := range s.running {
 		heldGPUs += float64(len(s.runs[i].gpus)) * (t - s.runs[i].start).Seconds()
 		j := s.schedJob(i)
 		j.StartedAt, j.GPUs = at(s.runs[i].start), slices.Clone(s.runs[i].gpus)
 		running = append(running, j)
-		held[j.UserID] = append(held[j.UserID], allocation{gpus: j.GPUCount, start: j.StartedAt})
+		held[j.UserID] = append(held[j.UserID], scheduler.Held{UserID: j.UserID, GPUs: len(j.GPUs), Start: j.StartedAt})
 	}
 	users := make(map[int64]scheduler.Principal, len(s.users))
 	for k, u := range s.users {

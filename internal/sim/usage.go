@@ -1,22 +1,22 @@
 package sim
 
 import (
-	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
-
 	"math"
 	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 )
 
 // usageBook keeps each user's decayed GPU usage, as fair share reads it
-// from Principal.Usage: the GPU-seconds of every allocation, past and
-// current, decayed with the policy's half-life (scheduler.DecayedUsage).
+// from Principal.Usage: the GPU time of every run, past and current,
+// decayed with the policy's half-life, measured as the control plane
+// measures it (scheduler.GPUTime).
 //
-// Summing DecayedUsage over all past allocations at every pass would cost
-// O(allocations) per pass, so finished allocations are folded into one
-// number per user: an allocation's decayed usage at end, then halved every
-// half-life after that, which is what DecayedUsage gives for any later now
-// (usage decays as 2^(−age/half-life)). The event loop closes allocations
-// in order of end time.
+// Summing GPUTime over all past runs at every pass would cost O(runs) per
+// pass, so finished runs are folded into one number per user: a run's
+// decayed usage at its end, then halved every half-life after that, which
+// is what GPUTime gives for any later now (usage decays as
+// 2^(−age/half-life)). The event loop closes runs in order of end time.
 type usageBook struct {
 	halfLife time.Duration
 	closed   map[int64]decayed // user → folded usage of finished allocations
@@ -41,11 +41,11 @@ func (b *usageBook) decay(d time.Duration) float64 {
 	return math.Exp2(-d.Seconds() / b.halfLife.Seconds())
 }
 
-// close folds a finished allocation of gpus GPUs over [start, end) into
-// user's usage.
-func (b *usageBook) close(user int64, gpus int, start, end time.Time) {
+// close folds a finished run (h.End set) into its user's usage.
+func (b *usageBook) close(h scheduler.Held) {
+	user, end := h.UserID, h.End
 	d := b.closed[user]
-	v := scheduler.DecayedUsage(gpus, start, end, end, b.halfLife)
+	v := scheduler.GPUTime(h, scheduler.UsageWindow{Now: end, HalfLife: b.halfLife})
 	if d.at.IsZero() {
 		b.closed[user] = decayed{value: v, at: end}
 		return
@@ -57,21 +57,16 @@ func (b *usageBook) close(user int64, gpus int, start, end time.Time) {
 	b.closed[user] = decayed{value: d.value*b.decay(end.Sub(d.at)) + v, at: end}
 }
 
-// usage is user's decayed usage at now: the finished allocations folded
-// so far plus the running ones given (GPU count and start of each).
-func (b *usageBook) usage(user int64, now time.Time, running []allocation) float64 {
+// usage is user's decayed usage at now: the finished runs folded so far
+// plus the running ones given (each still held: End zero).
+func (b *usageBook) usage(user int64, now time.Time, running []scheduler.Held) float64 {
 	u := 0.0
 	if d, ok := b.closed[user]; ok {
 		u = d.value * b.decay(now.Sub(d.at))
 	}
-	for _, a := range running {
-		u += scheduler.DecayedUsage(a.gpus, a.start, now, now, b.halfLife)
+	w := scheduler.UsageWindow{Now: now, HalfLife: b.halfLife}
+	for _, h := range running {
+		u += scheduler.GPUTime(h, w)
 	}
 	return u
-}
-
-// allocation is a running job's hold on GPUs, for usage.
-type allocation struct {
-	gpus  int
-	start time.Time
 }

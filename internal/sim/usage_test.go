@@ -24,7 +24,7 @@ func TestUsageBookMatchesDecayedUsage(t *testing.T) {
 	b := newUsageBook(h)
 	for _, a := range allocs {
 		if a.end >= 0 {
-			b.close(a.user, a.gpus, sec(a.start), sec(a.end))
+			b.close(scheduler.Held{UserID: a.user, GPUs: a.gpus, Start: sec(a.start), End: sec(a.end)})
 		}
 	}
 	for name, now := range map[string]int{"just after": 9001, "much later": 40000} {
@@ -32,7 +32,7 @@ func TestUsageBookMatchesDecayedUsage(t *testing.T) {
 			t.Parallel()
 			for _, user := range []int64{1, 2, 3} {
 				want := 0.0
-				var running []allocation
+				var running []scheduler.Held
 				for _, a := range allocs {
 					if a.user != user {
 						continue
@@ -40,7 +40,7 @@ func TestUsageBookMatchesDecayedUsage(t *testing.T) {
 					end := a.end
 					if end < 0 {
 						end = now
-						running = append(running, allocation{gpus: a.gpus, start: sec(a.start)})
+						running = append(running, scheduler.Held{UserID: a.user, GPUs: a.gpus, Start: sec(a.start)})
 					}
 					want += scheduler.DecayedUsage(a.gpus, sec(a.start), sec(end), sec(now), h)
 				}

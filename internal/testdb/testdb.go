@@ -23,6 +23,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver pgtestdb opens
 	"github.com/peterldowns/pgtestdb"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/pgembed"
 	"github.com/gpuscheduler/gpuscheduler/migrations"
@@ -168,10 +170,16 @@ func EmptyURL(t testing.TB) string {
 func New(t testing.TB) *models.DB { t.Helper(); return NewConns(t, 10) }
 
 // NewConns is New with pools of maxConns connections (benchmarks: the
-// server's models.DefaultMaxConns).
+// server's models.DefaultMaxConns). Its River jobs are inserted by an
+// insert-only client, as jobs.NewInserter's: they wait in the database for a
+// worker the test starts, if any.
 func NewConns(t testing.TB, maxConns int32) *models.DB {
 	t.Helper()
-	db, err := models.Open(context.Background(), URL(t), maxConns)
+	inserter, err := river.NewClient(riverpgxv5.New(nil), &river.Config{})
+	if err != nil {
+		t.Fatalf("testdb: river inserter: %v", err)
+	}
+	db, err := models.Open(context.Background(), URL(t), maxConns, inserter)
 	if err != nil {
 		t.Fatalf("testdb: open: %v", err)
 	}

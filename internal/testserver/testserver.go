@@ -15,17 +15,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/uptrace/bun"
-	"riverqueue.com/riverui"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
 	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
 	"github.com/gpuscheduler/gpuscheduler/jobs"
-	"github.com/gpuscheduler/gpuscheduler/migrations"
 	"github.com/gpuscheduler/gpuscheduler/models"
-	"github.com/gpuscheduler/gpuscheduler/static"
 	"github.com/gpuscheduler/gpuscheduler/web"
 )
 
@@ -92,92 +88,41 @@ func NewWith(t testing.TB, o Options) *Server {
 	if testing.Verbose() {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	now := time.Now
-	sessions, err := web.NewSessions([][]byte{bytes.Repeat([]byte("k"), 32)}, false, time.Hour, now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	assets, err := static.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := prometheus.NewRegistry()
-	metrics := web.NewMetrics(reg)
-	listener := models.NewListener(db.Pool, logger)
-	deps := &jobs.Deps{DB: db, Logger: logger, Now: now, Config: jobs.Config{NodeDownAfter: time.Minute, Workers: 4,
-		// Notifications: receivers in tests listen on loopback; retries are quick.
-		Notify: jobs.NotifyConfig{AllowPrivateTargets: true, RetryBase: 50 * time.Millisecond, Timeout: 2 * time.Second,
-			IdleEvery: 500 * time.Millisecond}}}
-	riverClient, err := jobs.NewClient(deps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobs.NewNodeExecutor(deps)
+	var executors func(*jobs.Deps) error
 	if o.Setup != nil {
-		o.Setup(deps)
+		executors = func(d *jobs.Deps) error { o.Setup(d); return nil }
 	}
-	h := &handlers.Handlers{DB: db, Logger: logger, Now: now, Sessions: sessions, Asset: assets.Path,
-		Migrations: migrations.New(db.Pool, logger), Listener: listener, CanRun: deps.Executors.Has, Lifecycle: deps.Lifecycle,
-		Notifier: &models.Notifier{Pool: db.Pool, Logger: logger, Window: 50 * time.Millisecond},
-		Config:   handlers.Config{Version: "test", Dev: true, DevLogin: true, HeartbeatInterval: time.Second, NotifyAllowPrivate: true}}
-	// Notification secrets are sealed as in serve (issue 13).
-	if h.Secrets, err = models.NewSecretBox([][]byte{bytes.Repeat([]byte("k"), 32)}); err != nil {
+	// The same assembly as gpusched serve, with the tests' values.
+	cp, err := web.NewControlPlane(web.ControlPlaneOptions{
+		DB: db, Logger: logger, Now: time.Now, SessionKeys: [][]byte{bytes.Repeat([]byte("k"), 32)}, SessionLifetime: time.Hour,
+		Handlers: handlers.Config{Version: "test", Dev: true, DevLogin: true, HeartbeatInterval: time.Second, NotifyAllowPrivate: true},
+		Jobs: jobs.Config{NodeDownAfter: time.Minute, Workers: 4,
+			// Notifications: receivers in tests listen on loopback; retries are quick.
+			Notify: jobs.NotifyConfig{AllowPrivateTargets: true, RetryBase: 50 * time.Millisecond, Timeout: 2 * time.Second,
+				IdleEvery: 500 * time.Millisecond}},
+		Scoring: scoring.DefaultConfig(), RiverUI: o.RiverUI, SignInRate: o.SignInRate, SignInAccountRate: o.SignInAccountRate,
+		Executors: executors, Manual: o.Manual,
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	deps.Config.Notify.Secrets = h.Secrets
-	if h.Scoring, err = handlers.NewScoring(scoring.DefaultConfig(), nil, db, reg); err != nil {
-		t.Fatal(err)
-	}
-	h.Scoring.Enqueue = deps.EnqueueScoringObserve
-	wo := web.Options{Handlers: h, DB: db, Listener: listener, Sessions: sessions, Hub: web.NewHub(listener, logger, metrics),
-		Metrics: metrics, Gatherer: reg, Static: assets, Logger: logger, Now: now, SignInRate: o.SignInRate,
-		SignInAccountRate: o.SignInAccountRate}
-	ctx, cancel := context.WithCancel(context.Background())
-	if o.RiverUI {
-		// Mounted for admins as in serve.
-		riverUI, err := riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(riverClient, nil), Logger: logger, Prefix: "/admin/river"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := riverUI.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		wo.RiverUI = riverUI
-	}
-	srv := web.New(wo)
-	done := make(chan struct{}, 3)
-	go func() { listener.Run(ctx); done <- struct{}{} }()
-	go func() { srv.Run(ctx); done <- struct{}{} }()
-	kicker := &jobs.Kicker{Listener: listener, River: riverClient, Logger: logger}
-	go func() {
-		if !o.Manual {
-			kicker.Run(ctx)
-		}
-		done <- struct{}{}
-	}()
-	if !o.Manual {
-		if err := riverClient.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	hs := httptest.NewUnstartedServer(srv.Echo)
+	hs := httptest.NewUnstartedServer(cp.Web.Echo)
 	if o.Configure != nil {
-		o.Configure("http://"+hs.Listener.Addr().String(), h)
+		o.Configure("http://"+hs.Listener.Addr().String(), cp.Handlers)
+	}
+	if err := cp.Start(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 	hs.Start()
 	t.Cleanup(func() {
-		srv.CloseStreams()
+		cp.Web.CloseStreams()
 		hs.Close()
 		stopCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
-		_ = riverClient.Stop(stopCtx)
-		stop()
-		cancel()
-		for range 3 {
-			<-done
-		}
+		defer stop()
+		cp.Stop(stopCtx)
 	})
-	waitListening(t, db, listener)
-	return &Server{Server: hs, DB: db, Web: srv, Logger: logger, Deps: deps, Scoring: h.Scoring, Handlers: h}
+	waitListening(t, db, cp.Listener)
+	return &Server{Server: hs, DB: db, Web: cp.Web, Logger: logger, Deps: cp.Deps, Scoring: cp.Handlers.Scoring, Handlers: cp.Handlers}
 }
 
 // waitListening returns once l delivers notifications: one sent before its
@@ -189,7 +134,7 @@ func waitListening(t testing.TB, db *models.DB, l *models.Listener) {
 	probe, cancel := l.Subscribe(models.Topic(models.ChannelTokens))
 	defer cancel()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		if err := models.Notify(context.Background(), db.Bun, models.ChannelTokens, "listening?"); err != nil {
+		if err := models.Signal(context.Background(), db.Bun, models.ChannelTokens, "listening?"); err != nil {
 			t.Fatal(err)
 		}
 		select {

@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Notifier sends change signals after a commit, coalesced, for the hot
+// Signaler sends change signals after a commit, coalesced, for the hot
 // paths where a NOTIFY inside the transaction would cost too much:
 // PostgreSQL holds its global notify-queue lock through the commit of every
 // transaction that notifies, so commits that notify are serialised and lose
@@ -19,32 +19,32 @@ import (
 // one more at the window's end. A signal is only ever a hint to look again;
 // were one lost to a crash between commit and send, the periodic pass and
 // the pages' polling pick the change up.
-type Notifier struct {
+type Signaler struct {
 	Pool   *pgxpool.Pool
 	Logger *slog.Logger
 	// Window is the shortest gap between two signals of one channel.
 	Window time.Duration
 
 	mu       sync.Mutex
-	channels map[string]*notifyState
+	channels map[string]*signalState
 }
 
-type notifyState struct {
+type signalState struct {
 	last    time.Time
 	pending string // payload of a signal folded into the trailing send
 	timer   *time.Timer
 }
 
 // Signal announces a committed change on channel.
-func (n *Notifier) Signal(channel, payload string) {
+func (n *Signaler) Signal(channel, payload string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.channels == nil {
-		n.channels = map[string]*notifyState{}
+		n.channels = map[string]*signalState{}
 	}
 	st := n.channels[channel]
 	if st == nil {
-		st = &notifyState{}
+		st = &signalState{}
 		n.channels[channel] = st
 	}
 	if st.timer != nil {
@@ -67,7 +67,7 @@ func (n *Notifier) Signal(channel, payload string) {
 	})
 }
 
-func (n *Notifier) send(channel, payload string) {
+func (n *Signaler) send(channel, payload string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if _, err := n.Pool.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, payload); err != nil {

@@ -33,11 +33,13 @@ const (
 // Channels lists every channel a Listener subscribes to.
 var Channels = []string{ChannelJobs, ChannelGPUs, ChannelNodes, ChannelBookings, ChannelScheduler, ChannelTokens, ChannelQueue, ChannelLogs}
 
-// Notify sends a change signal on channel with a short payload. Sent inside a
+// Signal sends a change signal (PostgreSQL NOTIFY) on channel with a short
+// payload: a hint to every replica that something changed, not a message to
+// a person (those are notifications, notify_*.go). Sent inside a
 // transaction, it is delivered only if and when the transaction commits.
-func Notify(ctx context.Context, db bun.IDB, channel, payload string) error {
+func Signal(ctx context.Context, db bun.IDB, channel, payload string) error {
 	if _, err := db.ExecContext(ctx, `SELECT pg_notify(?, ?)`, channel, payload); err != nil {
-		return fmt.Errorf("models: notify %s: %w", channel, err)
+		return fmt.Errorf("models: signal %s: %w", channel, err)
 	}
 	return nil
 }

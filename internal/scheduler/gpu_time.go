@@ -1,0 +1,85 @@
+package scheduler
+
+import "time"
+
+// Held is GPU time as usage counts it: GPUs GPUs held together by one
+// attempt of a job, from Start until End, charged to a user and a team.
+// Each attempt of a job is its own Held (a job run twice is two, and the
+// wait between them counts for nothing).
+type Held struct {
+	UserID int64
+	TeamID int64 // 0: no team
+	GPUs   int
+	Start  time.Time
+	End    time.Time // zero: still held
+}
+
+// UsageWindow says which part of held time counts, and how: the part
+// within [From, To), never after Now (a Held still held runs to Now),
+// decayed to Now with HalfLife. A zero From counts from the start, a zero
+// To up to Now; a non-positive HalfLife gives plain GPU-seconds.
+type UsageWindow struct {
+	From, To time.Time
+	Now      time.Time
+	HalfLife time.Duration
+}
+
+// GPUTime is the GPU-seconds h held within w, decayed as w says (see
+// DecayedUsage). It is the one measure of GPU time: the scheduler's fair
+// share, the fair-share standing and the usage graphs all sum it.
+func GPUTime(h Held, w UsageWindow) float64 {
+	start, end := h.Start, h.End
+	if end.IsZero() || end.After(w.Now) {
+		end = w.Now
+	}
+	if !w.To.IsZero() && end.After(w.To) {
+		end = w.To
+	}
+	if start.Before(w.From) {
+		start = w.From
+	}
+	return DecayedUsage(h.GPUs, start, end, w.Now, w.HalfLife)
+}
+
+// ChargeUsage adds the GPU time of every Held within w to the Usage of
+// its user in s.Users and of its team in s.Teams; a user or team not
+// listed there is not charged.
+func ChargeUsage(s *Snapshot, held []Held, w UsageWindow) {
+	for _, h := range held {
+		u := GPUTime(h, w)
+		if u == 0 {
+			continue
+		}
+		if p, ok := s.Users[h.UserID]; ok {
+			p.Usage += u
+			s.Users[h.UserID] = p
+		}
+		if p, ok := s.Teams[h.TeamID]; ok && h.TeamID != 0 {
+			p.Usage += u
+			s.Teams[h.TeamID] = p
+		}
+	}
+}
+
+// BucketGPUTime cuts h's plain GPU time (no decay, nothing after now) into
+// n buckets of step from from, calling add with each bucket's index and
+// GPU-seconds where h held GPUs. Summed over the buckets it is GPUTime over
+// [from, from+n·step).
+func BucketGPUTime(h Held, from time.Time, step time.Duration, n int, now time.Time, add func(bucket int, gpuSeconds float64)) {
+	if step <= 0 || n <= 0 {
+		return
+	}
+	end := h.End
+	if end.IsZero() || end.After(now) {
+		end = now
+	}
+	for i := max(0, int(h.Start.Sub(from)/step)); i < n; i++ {
+		lo := from.Add(time.Duration(i) * step)
+		if !lo.Before(end) {
+			break
+		}
+		if v := GPUTime(h, UsageWindow{From: lo, To: lo.Add(step), Now: now}); v > 0 {
+			add(i, v)
+		}
+	}
+}

@@ -1,0 +1,2 @@
+DROP INDEX jobs_submit_token_key;
+ALTER TABLE jobs DROP COLUMN submit_token;
