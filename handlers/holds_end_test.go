@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
-	"github.com/gpuscheduler/gpuscheduler/internal/testserver"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
-	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
-	"github.com/gpuscheduler/gpuscheduler/internal/testserver"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testdb"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 )
 
 func TestMain(m *testing.M) { testdb.Main(m) }

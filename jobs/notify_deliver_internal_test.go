@@ -13,7 +13,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testdb"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testdb"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
-	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testdb"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 

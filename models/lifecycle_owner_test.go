@@ -16,7 +16,7 @@ import (
 // test kit's (test fixtures may write rows as they need).
 func lifecycleFile(path string) bool {
 	p := filepath.ToSlash(path)
-	return strings.HasPrefix(p, "models/lifecycle") || strings.HasPrefix(p, "internal/testdb/") || strings.HasPrefix(p, "internal/testkit/")
+	return strings.HasPrefix(p, "models/lifecycle") || strings.HasPrefix(p, "internal/testkit/")
 }
 
 // SQL that moves a job or writes an allocation.

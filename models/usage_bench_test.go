@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
-	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testdb"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 

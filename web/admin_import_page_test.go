@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/testserver"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 )
 
 var confirmSheet = regexp.MustCompile(`(?s)<textarea name="sheet" hidden>(.*?)</textarea>`)

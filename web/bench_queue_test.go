@@ -14,7 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
-	"github.com/gpuscheduler/gpuscheduler/internal/testserver"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 

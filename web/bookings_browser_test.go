@@ -7,7 +7,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/browsertest"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/browsertest"
 )
 
 // The calendar in a real browser, both users signed in through a real OpenID

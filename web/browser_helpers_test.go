@@ -8,8 +8,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/browsertest"
-	"github.com/gpuscheduler/gpuscheduler/internal/oidctest"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/browsertest"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/oidctest"
 )
 
 // browserSignIn signs email in, in tab, through the test's OpenID Connect

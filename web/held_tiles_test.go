@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/testserver"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 )
 
 var heldTile = regexp.MustCompile(`data-state="held"`)

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testdb"
 )
 
 func TestMain(m *testing.M) {

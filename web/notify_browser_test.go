@@ -9,7 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/browsertest"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/browsertest"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 

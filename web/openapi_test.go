@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/testserver"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 )
 
 // Every route under /api/v1 is in the OpenAPI document, with its method.

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
-	"github.com/gpuscheduler/gpuscheduler/internal/testserver"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 

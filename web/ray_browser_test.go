@@ -7,7 +7,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/browsertest"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/browsertest"
 )
 
 // The overview in a real browser says whether Ray answers, and turns to

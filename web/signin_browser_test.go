@@ -6,7 +6,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/browsertest"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/browsertest"
 )
 
 // In a real browser: an admin signs in through the OpenID Connect provider,

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/testserver"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 )
 
 // A heartbeat committed by a node reaches a signed-in browser's event

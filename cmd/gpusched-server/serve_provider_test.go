@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/oidctest"
-	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/oidctest"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testdb"
 )
 
 // TestServeHelperProcess is not a test: it runs `gpusched serve` in the

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/node"
-	"github.com/gpuscheduler/gpuscheduler/internal/testdb"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testdb"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 

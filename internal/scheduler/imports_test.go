@@ -3,7 +3,7 @@ package scheduler
 import (
 	"testing"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/puretest"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/puretest"
 )
 
 // TestPure fails if the core imports anything outside the standard library,

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/oidctest"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/oidctest"
 	"github.com/gpuscheduler/gpuscheduler/internal/signin"
 )
 
