@@ -121,6 +121,14 @@ func TestNVMLSampleMIG(t *testing.T) {
 			t.Fatalf("slice %d (-want +got):\n%s", k, d)
 		}
 	}
+	// Where the parent tells no processes, each slice's handle does.
+	m.gpus[0].mu.Lock()
+	m.gpus[0].parentHidesProcs = true
+	m.gpus[0].mu.Unlock()
+	samples, _ = n.SampleMIG(ctx)
+	if p := samples[2].Processes; len(p) != 1 || p[0].PID != 101 || len(samples[3].Processes) != 0 {
+		t.Fatalf("processes from the slices' handles: %+v", samples)
+	}
 	whole, _ := n.Sample(ctx)
 	if !whole[0].NoUtilization || whole[1].NoUtilization || whole[1].UtilizationPct != 10 {
 		t.Fatalf("whole samples: GPU 0 %+v, GPU 1 %+v", whole[0], whole[1])
