@@ -10,12 +10,12 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
 // BookingPatch is the body of PATCH /api/v1/bookings/{id}.
-type BookingPatch = apiclient.BookingPatch
+type BookingPatch = api.BookingPatch
 
 // BookingEdit handles PATCH /api/v1/bookings/{id}: its owner (or an admin,
 // audited) extends, shortens or moves a booking, changes its count, named

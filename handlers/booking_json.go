@@ -8,15 +8,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
 // BookingRequest is the body of POST /api/v1/bookings.
-type BookingRequest = apiclient.BookingRequest
+type BookingRequest = api.BookingRequest
 
 // BookingJSON is a booking or hold as the API shows it.
-type BookingJSON = apiclient.Booking
+type BookingJSON = api.Booking
 
 func bookingJSON(b *models.BookingRow, now time.Time) BookingJSON {
 	return BookingJSON{ID: b.ID, Kind: b.Kind, User: b.OwnerEmail, GPUCount: b.GPUCount, GPUModel: b.GPUModel,

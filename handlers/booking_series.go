@@ -10,12 +10,12 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
 // SeriesRequest is the body of POST /api/v1/bookings/series.
-type SeriesRequest = apiclient.SeriesRequest
+type SeriesRequest = api.SeriesRequest
 
 // maxOccurrences bounds one series.
 const maxOccurrences = 60
@@ -57,7 +57,7 @@ func (h *Handlers) BookingSeriesCreate(c echo.Context) error {
 			if err != nil {
 				return 0, nil, err
 			}
-			res := apiclient.Series{SeriesID: id}
+			res := api.Series{SeriesID: id}
 			for i := range rows {
 				res.Bookings = append(res.Bookings, bookingJSON(&rows[i], h.Now()))
 			}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // decodeTargets are the request types of the JSON API's decoders.
@@ -18,13 +18,13 @@ var decodeTargets = map[string]func() any{
 	"booking":         func() any { return new(BookingRequest) },
 	"allocate":        func() any { return new(allocateBody) },
 	"release":         func() any { return new(releaseBody) },
-	"hold":            func() any { return new(apiclient.HoldRequest) },
-	"command result":  func() any { return new(apiclient.CommandResult) },
-	"heartbeat":       func() any { return new(apiclient.HeartbeatRequest) },
-	"lease":           func() any { return new(apiclient.NodeLeaseRequest) },
-	"register":        func() any { return new(apiclient.RegisterNodeRequest) },
-	"job exit":        func() any { return new(apiclient.JobExit) },
-	"log chunk":       func() any { return new(apiclient.LogChunk) },
+	"hold":            func() any { return new(api.HoldRequest) },
+	"command result":  func() any { return new(api.CommandResult) },
+	"heartbeat":       func() any { return new(api.HeartbeatRequest) },
+	"lease":           func() any { return new(api.NodeLeaseRequest) },
+	"register":        func() any { return new(api.RegisterNodeRequest) },
+	"job exit":        func() any { return new(api.JobExit) },
+	"log chunk":       func() any { return new(api.LogChunk) },
 	"policy":          func() any { return new(policyBody) },
 	"priority":        func() any { return new(priorityBody) },
 	"scoring observe": func() any { return new(ObserveRequest) },

@@ -10,7 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -27,7 +27,7 @@ const (
 // per-user limit and the GPU caps; Idempotency-Key makes retries safe.
 func (h *Handlers) HoldCreate(c echo.Context) error {
 	u := userOf(c)
-	var b apiclient.HoldRequest
+	var b api.HoldRequest
 	body, err := readJSON(c, &b)
 	if err != nil {
 		return err
@@ -63,7 +63,7 @@ func (h *Handlers) HoldCreate(c echo.Context) error {
 }
 
 // holdFrom validates a hold request against the cluster and the TTL.
-func (h *Handlers) holdFrom(u *models.User, b *apiclient.HoldRequest, cp models.Capacity) (*models.Hold, error) {
+func (h *Handlers) holdFrom(u *models.User, b *api.HoldRequest, cp models.Capacity) (*models.Hold, error) {
 	n, model, mem := b.GPUCount, strings.TrimSpace(b.GPUModel), 0.0
 	if n < 0 {
 		return nil, invalid("gpu_count", "must be positive, not %d", n)

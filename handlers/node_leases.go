@@ -12,7 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -28,7 +28,7 @@ func (h *Handlers) NodeLeaseCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var req apiclient.NodeLeaseRequest
+	var req api.NodeLeaseRequest
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
@@ -192,8 +192,8 @@ func (h *Handlers) nodeLease(ctx context.Context, node *models.Node, param strin
 	return j, nil
 }
 
-func (h *Handlers) leaseAnswer(ctx context.Context, j *models.Job, owner string) (apiclient.NodeLease, error) {
-	out := apiclient.NodeLease{JobID: j.ID, State: j.State, Owner: owner, GPUs: []int{}, Position: j.QueuePosition,
+func (h *Handlers) leaseAnswer(ctx context.Context, j *models.Job, owner string) (api.NodeLease, error) {
+	out := api.NodeLease{JobID: j.ID, State: j.State, Owner: owner, GPUs: []int{}, Position: j.QueuePosition,
 		Reason: j.PendingReason, EstimatedStart: j.EstimatedStartAt, Confirmed: j.LeaseConfirmedAt != nil, ExpiresAt: j.LeaseExpiresAt}
 	if j.LeasePID != nil {
 		out.PID = *j.LeasePID

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 func newQueueCmd() *cobra.Command {
@@ -68,7 +68,7 @@ func stateCode(s string) string {
 	return s
 }
 
-func running(j apiclient.Job, now time.Time) string {
+func running(j api.Job, now time.Time) string {
 	if j.StartedAt == nil {
 		return "starting"
 	}
@@ -79,7 +79,7 @@ func running(j apiclient.Job, now time.Time) string {
 	return s
 }
 
-func eta(j apiclient.Job, now time.Time) string {
+func eta(j api.Job, now time.Time) string {
 	if j.EstimatedStartTime == nil {
 		return "unknown"
 	}
