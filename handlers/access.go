@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/uptrace/bun"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -63,14 +64,14 @@ func ownerEmails(ctx context.Context, db bun.IDB) (map[int64]string, error) {
 
 // jobAnswer reloads job id and shapes it, with its owner's email, for an
 // answer.
-func jobAnswer(ctx context.Context, db bun.IDB, id int64, now time.Time) (JobJSON, error) {
+func jobAnswer(ctx context.Context, db bun.IDB, id int64, now time.Time) (api.Job, error) {
 	j, err := models.GetJob(ctx, db, id)
 	if err != nil {
-		return JobJSON{}, err
+		return api.Job{}, err
 	}
 	owner, err := models.GetUser(ctx, db, j.OwnerID)
 	if err != nil {
-		return JobJSON{}, err
+		return api.Job{}, err
 	}
 	return jobJSON(j, owner.Email, now), nil
 }

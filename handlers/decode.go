@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // maxJSONBody caps request bodies of the JSON API.
@@ -62,6 +64,9 @@ func jsonError(err error) error {
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	var tooBig *http.MaxBytesError
+	if field, problem, ok := api.InvalidValue(err); ok { // a priority, duration or job id it cannot read
+		return invalid(field, "%s", problem)
+	}
 	switch {
 	case errors.Is(err, io.EOF):
 		return Errorf(http.StatusBadRequest, "invalid_json", "the request body is empty: send a JSON object")

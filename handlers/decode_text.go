@@ -140,9 +140,20 @@ func checkText(v any) error {
 	return walkText(reflect.ValueOf(v), "")
 }
 
-var rawMessageType = reflect.TypeFor[json.RawMessage]()
+var (
+	rawMessageType = reflect.TypeFor[json.RawMessage]()
+	marshalerType  = reflect.TypeFor[json.Marshaler]()
+)
 
 func walkText(v reflect.Value, path string) error {
+	if v.Kind() == reflect.Struct && v.Type().Implements(marshalerType) {
+		// A value with its own spelling (api.JobRef): check what it reads as.
+		b, err := v.Interface().(json.Marshaler).MarshalJSON()
+		if err != nil {
+			return nil
+		}
+		return walkText(reflect.ValueOf(json.RawMessage(b)), path)
+	}
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {

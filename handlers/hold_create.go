@@ -84,8 +84,8 @@ func (h *Handlers) holdFrom(u *models.User, b *api.HoldRequest, cp models.Capaci
 	if mem != 0 {
 		gb = &mem
 	}
-	spec := JobSpec{GPUCount: &n, GPUModel: model, MemoryGB: gb, Executor: models.ExecutorLease}
-	j, err := spec.toJob(u, cp, func(string) bool { return true })
+	spec := api.SubmitRequest{GPUCount: &n, GPUModel: model, MemoryGB: gb, Executor: models.ExecutorLease}
+	j, err := jobFrom(&spec, u, cp, func(string) bool { return true })
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -49,18 +48,13 @@ func (h *Handlers) NodeLeaseCreate(c echo.Context) error {
 			"no GPUScheduler user is mapped to Unix user %q; an admin can map one: gpusched user create --email EMAIL --unix-user %s (or gpusched user set-unix-user --email EMAIL --unix-user %s)",
 			req.UnixUser, req.UnixUser, req.UnixUser)
 	}
-	spec := JobSpec{GPUCount: &req.GPUCount, MemoryGB: req.MemoryGB, GPUModel: req.GPUModel, Name: req.Name, Executor: models.ExecutorLease}
-	if req.Priority != "" {
-		spec.Priority, _ = json.Marshal(req.Priority)
-	}
-	if req.Duration != "" {
-		spec.EstimatedDuration, _ = json.Marshal(req.Duration)
-	}
+	spec := api.SubmitRequest{GPUCount: &req.GPUCount, MemoryGB: req.MemoryGB, GPUModel: req.GPUModel, Name: req.Name,
+		Priority: req.Priority, EstimatedDuration: req.Duration, Executor: models.ExecutorLease}
 	cp, err := h.capacity(ctx)
 	if err != nil {
 		return err
 	}
-	job, err := spec.toJob(u, cp, h.CanRun)
+	job, err := jobFrom(&spec, u, cp, h.CanRun)
 	if err != nil {
 		return err
 	}

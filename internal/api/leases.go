@@ -52,5 +52,5 @@ type ReleaseRequest struct {
 // RenewRequest is the body of POST /api/v1/cluster/gpu-renew.
 type RenewRequest struct {
 	JobID JobRef `json:"job_id"`
-	TTLS  *int64 `json:"ttl_s,omitempty"` // nil: the lease's own TTL
+	TTLS  *int64 `json:"ttl_s,omitempty"` // at most the policy's cap; nil: the lease's own TTL
 }

@@ -16,9 +16,9 @@ type NodeLeaseRequest struct {
 	GPUCount int      `json:"gpu_count"`
 	GPUModel string   `json:"gpu_model,omitempty"`
 	MemoryGB *float64 `json:"memory_gb,omitempty"`
-	Duration string   `json:"estimated_duration,omitempty"` // "2h"
+	Duration Seconds  `json:"estimated_duration,omitempty"`
 	Name     string   `json:"name,omitempty"`
-	Priority string   `json:"priority,omitempty"`
+	Priority Priority `json:"priority,omitempty"`
 }
 
 // NodeLease is a local lease's state: its GPUs once granted, else its place

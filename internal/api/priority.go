@@ -29,6 +29,15 @@ const priorityWant = "must be 1–4 or low, normal, high, critical"
 // Valid reports whether p is one of the four priorities.
 func (p Priority) Valid() bool { return p >= PriorityLow && p <= PriorityCritical }
 
+// Validate returns nil for one of the four priorities, else an error that
+// says what a priority must be.
+func (p Priority) Validate() error {
+	if p.Valid() {
+		return nil
+	}
+	return fmt.Errorf("%s, got %d", priorityWant, int(p))
+}
+
 // String returns p's name ("high"), or its number when it has none.
 func (p Priority) String() string {
 	if p.Valid() {

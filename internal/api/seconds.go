@@ -26,6 +26,13 @@ func SecondsOf(d time.Duration) Seconds { return Seconds(d / time.Second) }
 // Duration returns s as a time.Duration.
 func (s Seconds) Duration() time.Duration { return time.Duration(s) * time.Second }
 
+// Validate returns nil for a span of 1 second to 30 days, else an error
+// that says so.
+func (s Seconds) Validate() error {
+	_, err := inRange(float64(s), strconv.FormatInt(int64(s), 10))
+	return err
+}
+
 // ParseSeconds reads a span as people type it (flags, forms): seconds or a
 // Go duration, 1 second to 30 days.
 func ParseSeconds(text string) (Seconds, error) {

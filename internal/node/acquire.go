@@ -52,12 +52,22 @@ func (l *Local) acquire(ctx context.Context, req acquireRequest) (*lease, error)
 		go a.watchLease(ls)
 		return ls, nil
 	}
+	lr := api.NodeLeaseRequest{PID: pid, PIDStart: start, UnixUser: owner, GPUCount: n, GPUModel: req.GPUType, MemoryGB: req.MemGB, Name: req.Name}
+	if req.Priority != "" {
+		if lr.Priority, err = api.ParsePriority(req.Priority); err != nil {
+			return nil, badRequest("priority: %v", err)
+		}
+	}
+	if req.Time != "" {
+		if lr.Duration, err = api.ParseSeconds(req.Time); err != nil {
+			return nil, badRequest("time: %v", err)
+		}
+	}
 	nodeID := a.NodeID()
 	if nodeID == 0 {
 		return nil, &httpError{503, "the node agent has not registered with the control plane yet; try again in a moment"}
 	}
-	created, err := a.createLease(ctx, nodeID, ls, api.NodeLeaseRequest{PID: pid, PIDStart: start, UnixUser: owner, GPUCount: n,
-		GPUModel: req.GPUType, MemoryGB: req.MemGB, Duration: req.Time, Name: req.Name, Priority: req.Priority})
+	created, err := a.createLease(ctx, nodeID, ls, lr)
 	if err != nil {
 		return nil, fromAPI(err)
 	}
