@@ -49,6 +49,16 @@ func readJSON(c echo.Context, v any) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if _, _, ok := api.InvalidValue(err); ok {
+			// A priority or duration it cannot read may be bad text: that
+			// answer comes first, as for every other text field.
+			var doc any
+			if json.Unmarshal(body, &doc) == nil {
+				if err := checkText(doc); err != nil {
+					return nil, err
+				}
+			}
+		}
 		return nil, jsonError(err)
 	}
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {

@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -36,6 +37,27 @@ func TestDecodeRefusesFlexibleValues(t *testing.T) {
 			want := APIError{Status: http.StatusBadRequest, Code: "invalid_field", Message: tt.want}
 			if diff := cmp.Diff(want, *got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Bad text in a flexible value is bad text first, as in any text field.
+func TestDecodeFlexibleValuesCheckTextFirst(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		body, target, field string
+	}{
+		"NUL in a priority": {`{"gpu_count":1,"priority":"hi\u0000gh"}`, "job spec", "priority"},
+		"NUL in a duration": {`{"gpu_count":1,"estimated_duration":"2\u0000h"}`, "allocate", "estimated_duration"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			err := decodeBody([]byte(tt.body), decodeTargets[tt.target]())
+			var got *APIError
+			if !errors.As(err, &got) || got.Status != http.StatusBadRequest || got.Code != "invalid_text" || !strings.Contains(got.Message, `"`+tt.field+`"`) {
+				t.Errorf("got %v, want a 400 invalid_text naming %q", err, tt.field)
 			}
 		})
 	}
