@@ -2,10 +2,17 @@ package api
 
 import "time"
 
+// What became of a row of the sheet (ImportRow.Status).
+const (
+	ImportCreate  = "create"  // written (or, in a dry run, would be)
+	ImportExists  = "exists"  // imported before: reported, not duplicated
+	ImportInvalid = "invalid" // refused; Reason says why
+)
+
 // ImportRow is what became (or would become) of one row of the sheet.
 type ImportRow struct {
-	Row       int       `json:"row"`
-	Status    string    `json:"status"` // create, exists, invalid
+	Row       int       `json:"row"`    // its line in the sheet
+	Status    string    `json:"status"` // ImportCreate, ImportExists or ImportInvalid
 	Reason    string    `json:"reason,omitempty"`
 	Email     string    `json:"email"`
 	GPUs      string    `json:"gpus"`
@@ -16,8 +23,10 @@ type ImportRow struct {
 	NewUser   bool      `json:"new_user,omitempty"`
 }
 
-// ImportReport is the answer of POST /api/v1/bookings/import. Error is
-// set when nothing was written because some rows are invalid.
+// ImportReport is the answer of POST /api/v1/bookings/import: per row what
+// was (or, in a dry run, would be) created, or why not, and the counts.
+// Written says whether anything was written; Error and Code are set when
+// nothing was because some rows are invalid (422).
 type ImportReport struct {
 	Rows     []ImportRow `json:"rows"`
 	Create   int         `json:"create"`
@@ -31,6 +40,8 @@ type ImportReport struct {
 
 // ImportOptions are the query of an import.
 type ImportOptions struct {
-	DryRun, CreateUsers, SkipInvalid bool
-	TZ                               string
+	DryRun      bool   // dry_run: report only; write nothing
+	CreateUsers bool   // create_users: an unknown email becomes a member (else the row is invalid)
+	SkipInvalid bool   // skip_invalid: write the valid rows even when some are invalid
+	TZ          string // tz: the zone of times without an offset (IANA name; default UTC)
 }
