@@ -18,7 +18,7 @@ import (
 func jobID(c echo.Context) (int64, error) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		return 0, Errorf(http.StatusBadRequest, "invalid_path", "job id %q is not a positive number", c.Param("id"))
+		return 0, Errorf(http.StatusBadRequest, api.CodeInvalidPath, "job id %q is not a positive number", c.Param("id"))
 	}
 	return id, nil
 }
@@ -31,7 +31,7 @@ func ownJob(ctx context.Context, db bun.IDB, u *models.User, id int64) (*models.
 		return nil, fromModel(err, fmt.Sprintf("job %d", id))
 	}
 	if j.OwnerID != u.ID && !u.IsAdmin() {
-		return nil, Errorf(http.StatusNotFound, "not_found", "job %d not found", id)
+		return nil, Errorf(http.StatusNotFound, api.CodeNotFound, "job %d not found", id)
 	}
 	return j, nil
 }
@@ -44,7 +44,7 @@ func (h *Handlers) lockOwnJob(ctx context.Context, tx *models.Tx, u *models.User
 		return nil, fromModel(err, fmt.Sprintf("job %d", id))
 	}
 	if j.OwnerID != u.ID && !u.IsAdmin() {
-		return nil, Errorf(http.StatusNotFound, "not_found", "job %d not found", id)
+		return nil, Errorf(http.StatusNotFound, api.CodeNotFound, "job %d not found", id)
 	}
 	return j, nil
 }

@@ -40,7 +40,7 @@ func (h *Handlers) BookingImport(c echo.Context) error {
 		return err
 	}
 	if !res.DryRun && !res.Written && res.Invalid > 0 && !o.SkipInvalid {
-		res.Error, res.Code = importRefusal(res), "invalid_rows"
+		res.Error, res.Code = importRefusal(res), api.CodeInvalidRows
 		return c.JSON(http.StatusUnprocessableEntity, res)
 	}
 	return c.JSON(http.StatusOK, res)
@@ -57,7 +57,7 @@ func importRefusal(res *api.ImportReport) string {
 func (h *Handlers) importBookings(ctx context.Context, body io.Reader, loc *time.Location, o models.ImportOptions) (*api.ImportReport, error) {
 	rows, err := bookingcsv.Read(body, loc)
 	if err != nil {
-		return nil, Errorf(http.StatusBadRequest, "invalid_csv", "the sheet cannot be read: %v", err)
+		return nil, Errorf(http.StatusBadRequest, api.CodeInvalidCSV, "the sheet cannot be read: %v", err)
 	}
 	lim := h.Config.Bookings.WithDefaults()
 	o.MaxGPUs, o.MaxLength, o.MaxAhead = lim.MaxGPUs, lim.MaxLength, lim.MaxAhead

@@ -62,18 +62,18 @@ func bookingFrom(u *models.User, r *BookingRequest, lim BookingLimits, now time.
 	start, end := r.StartsAt.UTC().Truncate(time.Second), r.EndsAt.UTC().Truncate(time.Second)
 	switch {
 	case !end.After(start):
-		return nil, nil, unprocessable("invalid_window", "the booking must end after it starts (%s is not after %s)",
+		return nil, nil, unprocessable(api.CodeInvalidWindow, "the booking must end after it starts (%s is not after %s)",
 			end.Format(time.RFC3339), start.Format(time.RFC3339))
 	case !end.After(now):
-		return nil, nil, unprocessable("invalid_window", "the booking's window is over: it ended at %s", end.Format(time.RFC3339))
+		return nil, nil, unprocessable(api.CodeInvalidWindow, "the booking's window is over: it ended at %s", end.Format(time.RFC3339))
 	case start.Before(now.Add(-bookingStartSlack)):
-		return nil, nil, unprocessable("invalid_window", "the booking starts in the past (%s); book from now on", start.Format(time.RFC3339))
+		return nil, nil, unprocessable(api.CodeInvalidWindow, "the booking starts in the past (%s); book from now on", start.Format(time.RFC3339))
 	case n > lim.MaxGPUs:
-		return nil, nil, unprocessable("booking_too_large", "one booking may take at most %d GPUs, this one asks for %d", lim.MaxGPUs, n)
+		return nil, nil, unprocessable(api.CodeBookingTooLarge, "one booking may take at most %d GPUs, this one asks for %d", lim.MaxGPUs, n)
 	case start.After(now.Add(lim.MaxAhead)):
-		return nil, nil, unprocessable("booking_too_far", "bookings may start at most %s ahead", humanDuration(lim.MaxAhead))
+		return nil, nil, unprocessable(api.CodeBookingTooFar, "bookings may start at most %s ahead", humanDuration(lim.MaxAhead))
 	case end.Sub(start) > lim.MaxLength:
-		return nil, nil, unprocessable("booking_too_long", "a booking may last at most %s, this one lasts %s", humanDuration(lim.MaxLength), humanDuration(end.Sub(start)))
+		return nil, nil, unprocessable(api.CodeBookingTooLong, "a booking may last at most %s, this one lasts %s", humanDuration(lim.MaxLength), humanDuration(end.Sub(start)))
 	}
 	if start.Before(now) {
 		start = now.UTC().Truncate(time.Second)
@@ -100,13 +100,13 @@ func bookingError(err error) error {
 	}
 	switch {
 	case errors.Is(err, models.ErrBookingClash):
-		return &APIError{Status: http.StatusConflict, Code: "booking_clash", Err: err, Message: "cannot book: " + msg}
+		return &APIError{Status: http.StatusConflict, Code: api.CodeBookingClash, Err: err, Message: "cannot book: " + msg}
 	case errors.Is(err, models.ErrBookingLimit):
-		return &APIError{Status: http.StatusConflict, Code: "booking_limit", Err: err, Message: msg + "; cancel one first"}
+		return &APIError{Status: http.StatusConflict, Code: api.CodeBookingLimit, Err: err, Message: msg + "; cancel one first"}
 	case errors.Is(err, models.ErrBookingGPUs):
-		return &APIError{Status: http.StatusUnprocessableEntity, Code: "no_such_gpus", Err: err, Message: "cannot book: " + msg}
+		return &APIError{Status: http.StatusUnprocessableEntity, Code: api.CodeNoSuchGPUs, Err: err, Message: "cannot book: " + msg}
 	case errors.Is(err, models.ErrNotOwner):
-		return &APIError{Status: http.StatusForbidden, Code: "forbidden", Err: err, Message: "only its owner or an admin may cancel a booking"}
+		return &APIError{Status: http.StatusForbidden, Code: api.CodeForbidden, Err: err, Message: "only its owner or an admin may cancel a booking"}
 	}
 	return fromModel(err, "booking")
 }

@@ -20,10 +20,10 @@ type SeriesRequest = api.SeriesRequest
 // maxOccurrences bounds one series.
 const maxOccurrences = 60
 
-// seriesClashJSON is the 409 of a series: the clashing occurrences.
+// seriesClashJSON is the 409 of a series: the error body and the
+// clashing occurrences.
 type seriesClashJSON struct {
-	Error   string            `json:"error"`
-	Code    string            `json:"code"`
+	api.Error
 	Clashes []occurrenceClash `json:"clashes"`
 }
 
@@ -73,7 +73,7 @@ func (h *Handlers) BookingSeriesCreate(c echo.Context) error {
 
 // seriesClash is the 409 body listing the clashing occurrences.
 func seriesClash(serr *models.SeriesClashError, rows []models.BookingRow) seriesClashJSON {
-	out := seriesClashJSON{Error: "cannot book the series: " + strings.TrimPrefix(serr.Error(), models.ErrBookingClash.Error()+": "), Code: "booking_clash"}
+	out := seriesClashJSON{Error: api.Error{Message: "cannot book the series: " + strings.TrimPrefix(serr.Error(), models.ErrBookingClash.Error()+": "), Code: api.CodeBookingClash}}
 	for _, o := range serr.Occurrences {
 		occ := occurrenceClash{Occurrence: o.Index, With: o.Clash.Rivals}
 		if o.Index-1 < len(rows) {
@@ -177,7 +177,7 @@ func seriesWindows(r *SeriesRequest, loc *time.Location) ([][2]time.Time, error)
 			continue
 		}
 		if len(out) == maxOccurrences {
-			return nil, unprocessable("series_too_long", "last_day: a series may have at most %d occurrences", maxOccurrences)
+			return nil, unprocessable(api.CodeSeriesTooLong, "last_day: a series may have at most %d occurrences", maxOccurrences)
 		}
 		start := time.Date(d.Year(), d.Month(), d.Day(), sh, sm, 0, 0, loc)
 		end := time.Date(d.Year(), d.Month(), d.Day(), eh, em, 0, 0, loc)

@@ -110,7 +110,7 @@ func (h *Handlers) awaitGrant(c echo.Context, id int64, wait time.Duration, even
 		case j.State == models.JobRunning:
 			return h.granted(c, j)
 		case models.IsTerminal(j.State):
-			return Errorf(http.StatusConflict, "bad_state", "job %d ended before it got GPUs (%s)", id, j.State)
+			return Errorf(http.StatusConflict, api.CodeBadState, "job %d ended before it got GPUs (%s)", id, j.State)
 		}
 		select {
 		case <-events:
@@ -131,7 +131,7 @@ func (h *Handlers) granted(c echo.Context, j *models.Job) error {
 		return err
 	}
 	if j.State != models.JobRunning { // released or expired since it was read
-		return Errorf(http.StatusConflict, "bad_state", "job %d ended before its grant could be answered (%s)", j.ID, j.State)
+		return Errorf(http.StatusConflict, api.CodeBadState, "job %d ended before its grant could be answered (%s)", j.ID, j.State)
 	}
 	gpus, err := models.JobGPUs(ctx, h.DB.Bun, j.ID)
 	if err != nil {

@@ -32,7 +32,7 @@ func (h *Handlers) GPURelease(c echo.Context) error {
 			return err
 		}
 		if j.Executor != models.ExecutorLease {
-			return Errorf(http.StatusConflict, "not_a_lease", "job %d runs on the %s executor; cancel it with DELETE /api/v1/queue/%d", j.ID, j.Executor, j.ID)
+			return Errorf(http.StatusConflict, api.CodeNotALease, "job %d runs on the %s executor; cancel it with DELETE /api/v1/queue/%d", j.ID, j.Executor, j.ID)
 		}
 		now := h.Now()
 		reason := "released by " + u.Email

@@ -44,11 +44,11 @@ func (h *Handlers) GPURenew(c echo.Context) error {
 		}
 		switch {
 		case j.Executor != models.ExecutorLease:
-			return Errorf(http.StatusConflict, "not_a_lease", "job %d runs on the %s executor; only leases (gpu-allocate) have a TTL to renew", j.ID, j.Executor)
+			return Errorf(http.StatusConflict, api.CodeNotALease, "job %d runs on the %s executor; only leases (gpu-allocate) have a TTL to renew", j.ID, j.Executor)
 		case j.AgentWatched():
-			return Errorf(http.StatusConflict, "watched_lease", "lease %d is held by process %d on its node, whose agent renews it while the process runs", j.ID, *j.LeasePID)
+			return Errorf(http.StatusConflict, api.CodeWatchedLease, "lease %d is held by process %d on its node, whose agent renews it while the process runs", j.ID, *j.LeasePID)
 		case models.IsTerminal(j.State):
-			return Errorf(http.StatusConflict, "bad_state", "lease %d already ended (%s); ask for GPUs again with POST /api/v1/cluster/gpu-allocate", j.ID, j.State)
+			return Errorf(http.StatusConflict, api.CodeBadState, "lease %d already ended (%s); ask for GPUs again with POST /api/v1/cluster/gpu-allocate", j.ID, j.State)
 		}
 		fallback := time.Duration(leases.DefaultTTL)
 		if j.LeaseTTLS != nil {
@@ -58,7 +58,7 @@ func (h *Handlers) GPURenew(c echo.Context) error {
 		now := h.Now()
 		if err := h.Lifecycle.RenewLease(ctx, tx, j, ttl, now); err != nil {
 			if errors.Is(err, models.ErrJobEnded) {
-				return Errorf(http.StatusConflict, "bad_state", "lease %d already ended", j.ID)
+				return Errorf(http.StatusConflict, api.CodeBadState, "lease %d already ended", j.ID)
 			}
 			return err
 		}

@@ -129,11 +129,11 @@ func (h *Handlers) holdLimit() int {
 func holdError(err error) error {
 	switch {
 	case errors.Is(err, models.ErrHoldLimit):
-		return &APIError{Status: http.StatusConflict, Code: "hold_limit", Err: err,
+		return &APIError{Status: http.StatusConflict, Code: api.CodeHoldLimit, Err: err,
 			Message: "you already have as many live holds as allowed; cancel one (DELETE /api/v1/holds/{id}) or wait for it to end"}
 	case errors.Is(err, models.ErrHoldQuota):
 		_, msg, _ := strings.Cut(err.Error(), ": ")
-		return &APIError{Status: http.StatusConflict, Code: "quota_exceeded", Err: err, Message: "a hold counts against your GPU cap: " + msg}
+		return &APIError{Status: http.StatusConflict, Code: api.CodeQuotaExceeded, Err: err, Message: "a hold counts against your GPU cap: " + msg}
 	}
 	return err
 }

@@ -146,7 +146,7 @@ func priorityFor(p api.Priority, u *models.User) (int, error) {
 	case !p.Valid():
 		return 0, invalid("priority", "%s", p.Validate())
 	case p == api.PriorityCritical && !u.IsAdmin():
-		return 0, Errorf(403, "forbidden", "only admins may use critical priority; use high")
+		return 0, Errorf(403, api.CodeForbidden, "only admins may use critical priority; use high")
 	}
 	return int(p), nil
 }

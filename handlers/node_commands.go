@@ -103,7 +103,7 @@ func (h *Handlers) withCommand(c echo.Context, fn func(ctx context.Context, tx *
 	}
 	id, err := strconv.ParseInt(c.Param("cmd"), 10, 64)
 	if err != nil || id <= 0 {
-		return Errorf(http.StatusBadRequest, "invalid_path", "command id %q is not a positive number", c.Param("cmd"))
+		return Errorf(http.StatusBadRequest, api.CodeInvalidPath, "command id %q is not a positive number", c.Param("cmd"))
 	}
 	err = h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
 		cmd, err := models.LockCommand(ctx, tx, node.ID, id)
@@ -123,10 +123,10 @@ func ownNode(c echo.Context) (*models.Node, error) {
 	node := PrincipalOf(c).Node
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil {
-		return nil, Errorf(http.StatusBadRequest, "invalid_path", "node id %q is not a number", c.Param("id"))
+		return nil, Errorf(http.StatusBadRequest, api.CodeInvalidPath, "node id %q is not a number", c.Param("id"))
 	}
 	if id != node.ID {
-		return nil, Errorf(http.StatusForbidden, "forbidden", "this token belongs to node %s (id %d), not node %d", node.Name, node.ID, id)
+		return nil, Errorf(http.StatusForbidden, api.CodeForbidden, "this token belongs to node %s (id %d), not node %d", node.Name, node.ID, id)
 	}
 	return node, nil
 }

@@ -20,10 +20,10 @@ func (h *Handlers) NodeHeartbeat(c echo.Context) error {
 	node := PrincipalOf(c).Node
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil {
-		return Errorf(http.StatusBadRequest, "invalid_path", "node id %q is not a number", c.Param("id"))
+		return Errorf(http.StatusBadRequest, api.CodeInvalidPath, "node id %q is not a number", c.Param("id"))
 	}
 	if id != node.ID {
-		return Errorf(http.StatusForbidden, "forbidden", "this token belongs to node %s (id %d), not node %d", node.Name, node.ID, id)
+		return Errorf(http.StatusForbidden, api.CodeForbidden, "this token belongs to node %s (id %d), not node %d", node.Name, node.ID, id)
 	}
 	var req api.HeartbeatRequest
 	if err := decodeJSON(c, &req); err != nil {

@@ -44,7 +44,7 @@ func (h *Handlers) NodeLeaseCreate(c echo.Context) error {
 	}
 	u, err := models.UserByUnixUser(ctx, h.DB.Bun, req.UnixUser)
 	if err != nil {
-		return Errorf(http.StatusForbidden, "unknown_unix_user",
+		return Errorf(http.StatusForbidden, api.CodeUnknownUnixUser,
 			"no GPUScheduler user is mapped to Unix user %q; an admin can map one: gpusched user create --email EMAIL --unix-user %s (or gpusched user set-unix-user --email EMAIL --unix-user %s)",
 			req.UnixUser, req.UnixUser, req.UnixUser)
 	}
@@ -177,11 +177,11 @@ func (h *Handlers) NodeLeaseEnd(c echo.Context) error {
 func (h *Handlers) nodeLease(ctx context.Context, node *models.Node, param string) (*models.Job, error) {
 	id, err := strconv.ParseInt(param, 10, 64)
 	if err != nil || id <= 0 {
-		return nil, Errorf(http.StatusBadRequest, "invalid_path", "job id %q is not a positive number", param)
+		return nil, Errorf(http.StatusBadRequest, api.CodeInvalidPath, "job id %q is not a positive number", param)
 	}
 	j, err := models.GetJob(ctx, h.DB.Bun, id)
 	if err != nil || j.Executor != models.ExecutorLease || j.NodeID == nil || *j.NodeID != node.ID {
-		return nil, Errorf(http.StatusNotFound, "not_found", "node %s has no lease %d", node.Name, id)
+		return nil, Errorf(http.StatusNotFound, api.CodeNotFound, "node %s has no lease %d", node.Name, id)
 	}
 	return j, nil
 }

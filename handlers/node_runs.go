@@ -27,7 +27,7 @@ func (h *Handlers) NodeCommandExit(c echo.Context) error {
 	}
 	return h.withCommand(c, func(ctx context.Context, tx *models.Tx, cmd *models.NodeCommand) error {
 		if cmd.Kind != models.CommandStart {
-			return Errorf(http.StatusConflict, "not_a_start", "command %d is a %s; exits are reported on start commands", cmd.ID, cmd.Kind)
+			return Errorf(http.StatusConflict, api.CodeNotAStart, "command %d is a %s; exits are reported on start commands", cmd.ID, cmd.Kind)
 		}
 		return jobs.FinishNodeRun(ctx, h.Lifecycle, tx, cmd, exit, h.Now())
 	})
@@ -50,7 +50,7 @@ func (h *Handlers) NodeCommandLogs(c echo.Context) error {
 	var job int64
 	err := h.withCommand(c, func(ctx context.Context, tx *models.Tx, cmd *models.NodeCommand) error {
 		if cmd.Kind != models.CommandStart {
-			return Errorf(http.StatusConflict, "not_a_start", "command %d is a %s; output belongs to start commands", cmd.ID, cmd.Kind)
+			return Errorf(http.StatusConflict, api.CodeNotAStart, "command %d is a %s; output belongs to start commands", cmd.ID, cmd.Kind)
 		}
 		job = cmd.JobID
 		return models.AppendLog(ctx, tx, cmd.ID, cmd.JobID, chunk.Offset, chunk.Data, h.Now())

@@ -41,7 +41,7 @@ func (h *Handlers) cancelJob(c echo.Context, u *models.User, id int64) (api.Job,
 		now := h.Now()
 		err = h.Lifecycle.RequestStop(ctx, tx, j, models.StopRequest{Kind: models.StopCancel, Reason: "canceled by " + u.Email, By: &u.ID}, now)
 		if errors.Is(err, models.ErrJobEnded) {
-			return Errorf(http.StatusConflict, "bad_state", "job %d already ended (%s)", id, j.State)
+			return Errorf(http.StatusConflict, api.CodeBadState, "job %d already ended (%s)", id, j.State)
 		}
 		if err != nil {
 			return err

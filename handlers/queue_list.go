@@ -25,7 +25,7 @@ func (h *Handlers) QueueList(c echo.Context) error {
 	case "running":
 		f.States = []string{models.JobScheduled, models.JobAllocating, models.JobRunning}
 	default:
-		return Errorf(http.StatusBadRequest, "invalid_query", "state must be queued or running, not %q", c.QueryParam("state"))
+		return Errorf(http.StatusBadRequest, api.CodeInvalidQuery, "state must be queued or running, not %q", c.QueryParam("state"))
 	}
 	if c.QueryParam("mine") == "true" || c.QueryParam("mine") == "1" {
 		f.OwnerID = &u.ID
@@ -69,7 +69,7 @@ func (h *Handlers) QueueStatistics(c echo.Context) error {
 	if w := c.QueryParam("window"); w != "" {
 		d, err := time.ParseDuration(w)
 		if err != nil || d < time.Minute || d > 90*24*time.Hour {
-			return Errorf(http.StatusBadRequest, "invalid_query", "window must be a duration between 1m and 2160h, like 24h")
+			return Errorf(http.StatusBadRequest, api.CodeInvalidQuery, "window must be a duration between 1m and 2160h, like 24h")
 		}
 		window = d
 	}

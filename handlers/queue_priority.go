@@ -48,7 +48,7 @@ func (h *Handlers) setPriority(c echo.Context, u *models.User, id int64, p int) 
 			return err
 		}
 		if models.IsTerminal(j.State) {
-			return Errorf(http.StatusConflict, "bad_state", "job %d already ended (%s)", id, j.State)
+			return Errorf(http.StatusConflict, api.CodeBadState, "job %d already ended (%s)", id, j.State)
 		}
 		now := h.Now()
 		if err := models.SetJobPriority(ctx, tx, id, p, now); err != nil {
