@@ -14,9 +14,6 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
-// BookingPatch is the body of PATCH /api/v1/bookings/{id}.
-type BookingPatch = api.BookingPatch
-
 // BookingEdit handles PATCH /api/v1/bookings/{id}: its owner (or an admin,
 // audited) extends, shortens or moves a booking, changes its count, named
 // GPUs or note. The same clash rule as creation: 409 naming the competing
@@ -26,7 +23,7 @@ func (h *Handlers) BookingEdit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var p BookingPatch
+	var p api.BookingPatch
 	if err := decodeJSON(c, &p); err != nil {
 		return err
 	}
@@ -39,7 +36,7 @@ func (h *Handlers) BookingEdit(c echo.Context) error {
 
 // editBooking validates p against booking id and applies it in one
 // transaction; the API and the detail page share it.
-func (h *Handlers) editBooking(ctx context.Context, u *models.User, id int64, p *BookingPatch) (*models.BookingRow, error) {
+func (h *Handlers) editBooking(ctx context.Context, u *models.User, id int64, p *api.BookingPatch) (*models.BookingRow, error) {
 	now := h.Now()
 	err := h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
 		_, err := models.EditBooking(ctx, tx, id, u.ID, u.IsAdmin(), func(cur *models.BookingRow) (models.BookingChange, error) {
@@ -59,7 +56,7 @@ func (h *Handlers) editBooking(ctx context.Context, u *models.User, id int64, p 
 
 // bookingChange merges p into cur and checks the result with the rules of
 // creation; a start already past may stay as it is.
-func bookingChange(cur *models.BookingRow, p *BookingPatch, lim BookingLimits, now time.Time) (models.BookingChange, error) {
+func bookingChange(cur *models.BookingRow, p *api.BookingPatch, lim BookingLimits, now time.Time) (models.BookingChange, error) {
 	lim = lim.WithDefaults()
 	ch := models.BookingChange{StartsAt: cur.StartsAt.UTC(), EndsAt: cur.EndsAt.UTC(), GPUCount: cur.GPUCount, GPUIDs: cur.GPUIDs, Note: cur.Note}
 	if p.StartsAt == nil && p.EndsAt == nil && p.GPUCount == nil && p.GPUIDs == nil && p.Note == nil {

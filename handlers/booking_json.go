@@ -12,14 +12,8 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
-// BookingRequest is the body of POST /api/v1/bookings.
-type BookingRequest = api.BookingRequest
-
-// BookingJSON is a booking or hold as the API shows it.
-type BookingJSON = api.Booking
-
-func bookingJSON(b *models.BookingRow, now time.Time) BookingJSON {
-	return BookingJSON{ID: b.ID, Kind: b.Kind, User: b.OwnerEmail, GPUCount: b.GPUCount, GPUModel: b.GPUModel,
+func bookingJSON(b *models.BookingRow, now time.Time) api.Booking {
+	return api.Booking{ID: b.ID, Kind: b.Kind, User: b.OwnerEmail, GPUCount: b.GPUCount, GPUModel: b.GPUModel,
 		GPUIDs: b.GPUIDs, StartsAt: b.StartsAt.UTC(), EndsAt: b.EndsAt.UTC(), Note: b.Note, State: b.State(now), CreatedAt: b.CreatedAt.UTC(),
 		SeriesID: b.SeriesID, Sequence: b.Sequence, UpdatedAt: b.UpdatedAt.UTC()}
 }
@@ -35,7 +29,7 @@ const bookingStartSlack = 5 * time.Minute
 
 // bookingFrom validates r against the limits at now and returns the booking
 // to create and its named GPUs (sorted, without duplicates).
-func bookingFrom(u *models.User, r *BookingRequest, lim BookingLimits, now time.Time) (*models.Booking, []int64, error) {
+func bookingFrom(u *models.User, r *api.BookingRequest, lim BookingLimits, now time.Time) (*models.Booking, []int64, error) {
 	lim = lim.WithDefaults()
 	model, note := strings.TrimSpace(r.GPUModel), strings.TrimSpace(r.Note)
 	ids := slices.Compact(slices.Sorted(slices.Values(r.GPUIDs)))

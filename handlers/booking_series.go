@@ -14,9 +14,6 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
-// SeriesRequest is the body of POST /api/v1/bookings/series.
-type SeriesRequest = api.SeriesRequest
-
 // maxOccurrences bounds one series.
 const maxOccurrences = 60
 
@@ -40,7 +37,7 @@ type occurrenceClash struct {
 // checked for clashes; nothing is written unless all fit (409 listing the
 // clashing occurrences). 201 with the series id and its bookings.
 func (h *Handlers) BookingSeriesCreate(c echo.Context) error {
-	var r SeriesRequest
+	var r api.SeriesRequest
 	body, err := readJSON(c, &r)
 	if err != nil {
 		return err
@@ -86,7 +83,7 @@ func seriesClash(serr *models.SeriesClashError, rows []models.BookingRow) series
 
 // createSeries validates r and books the series; on a clash it returns the
 // occurrences it tried with the *SeriesClashError.
-func (h *Handlers) createSeries(ctx context.Context, tx *models.Tx, u *models.User, r *SeriesRequest) (int64, []models.BookingRow, error) {
+func (h *Handlers) createSeries(ctx context.Context, tx *models.Tx, u *models.User, r *api.SeriesRequest) (int64, []models.BookingRow, error) {
 	now := h.Now()
 	loc, err := zoneParam("time_zone", r.TimeZone, time.UTC)
 	if err != nil {
@@ -100,7 +97,7 @@ func (h *Handlers) createSeries(ctx context.Context, tx *models.Tx, u *models.Us
 	var ids []int64
 	rows := make([]models.BookingRow, 0, len(windows))
 	for i, w := range windows {
-		req := BookingRequest{GPUCount: r.GPUCount, GPUModel: r.GPUModel, GPUIDs: r.GPUIDs, Note: r.Note, StartsAt: w[0], EndsAt: w[1]}
+		req := api.BookingRequest{GPUCount: r.GPUCount, GPUModel: r.GPUModel, GPUIDs: r.GPUIDs, Note: r.Note, StartsAt: w[0], EndsAt: w[1]}
 		b, gids, err := bookingFrom(u, &req, h.Config.Bookings, now)
 		if err != nil {
 			var apiErr *APIError
@@ -133,7 +130,7 @@ var weekdays = map[string]time.Weekday{"sun": time.Sunday, "mon": time.Monday, "
 // seriesWindows lists the occurrences' windows: on each chosen weekday
 // from first_day to last_day, the local start and end times in loc (so a
 // 09:00 stays 09:00 across a DST change).
-func seriesWindows(r *SeriesRequest, loc *time.Location) ([][2]time.Time, error) {
+func seriesWindows(r *api.SeriesRequest, loc *time.Location) ([][2]time.Time, error) {
 	first, err := time.ParseInLocation("2006-01-02", r.FirstDay, loc)
 	if err != nil {
 		return nil, invalid("first_day", "must be a date like 2026-11-30, got %q", r.FirstDay)

@@ -15,7 +15,7 @@ import (
 // decodeTargets are the request types of the JSON API's decoders.
 var decodeTargets = map[string]func() any{
 	"job spec":        func() any { return new(api.SubmitRequest) },
-	"booking":         func() any { return new(BookingRequest) },
+	"booking":         func() any { return new(api.BookingRequest) },
 	"allocate":        func() any { return new(api.AllocateRequest) },
 	"release":         func() any { return new(api.ReleaseRequest) },
 	"renew":           func() any { return new(api.RenewRequest) },
