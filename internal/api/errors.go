@@ -13,7 +13,7 @@ import (
 type Error struct {
 	Status  int    `json:"-"`
 	Message string `json:"error"`
-	Code    string `json:"code"`
+	Code    string `json:"code,omitempty"`
 }
 
 // Error returns the server's sentence with the status and code.
