@@ -60,9 +60,9 @@ func newQueueCmd() *cobra.Command {
 
 func stateCode(s string) string {
 	switch s {
-	case "running":
+	case api.JobRunning:
 		return "R"
-	case "scheduled", "allocating":
+	case api.JobScheduled, api.JobAllocating:
 		return "CF"
 	}
 	return s
@@ -105,7 +105,7 @@ func newCancelCmd() *cobra.Command {
 					return err
 				}
 				switch j.State {
-				case "canceled":
+				case api.JobCanceled:
 					fmt.Fprintf(cmd.OutOrStdout(), "job %d canceled\n", j.ID)
 				default: // a node or Ray stops it; the job ends when that is confirmed
 					fmt.Fprintf(cmd.OutOrStdout(), "job %d stopping (%s until its executor confirms)\n", j.ID, j.State)
