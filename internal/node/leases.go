@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // Lease statuses as /jobs shows them.
@@ -179,7 +179,7 @@ func (b *leaseBook) nextLocalID() string {
 
 // fromAPI turns a control-plane error into the local API's answer.
 func fromAPI(err error) error {
-	var e *apiclient.Error
+	var e *api.Error
 	if errors.As(err, &e) && e.Status < 500 {
 		return &httpError{e.Status, e.Message}
 	}
@@ -203,7 +203,7 @@ func (a *Agent) endLease(jobID int64, reason string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		err := a.Client.EndLease(ctx, a.NodeID(), jobID, reason)
 		cancel()
-		if err == nil || apiclient.IsStatus(err, http.StatusNotFound) {
+		if err == nil || api.IsStatus(err, http.StatusNotFound) {
 			return
 		}
 		a.Logger.Warn("node: could not end a lease; retrying", "job", jobID, "err", err)
