@@ -20,7 +20,7 @@ const pidPoll = 250 * time.Millisecond
 // granted, the agent watches the process (watchLease) and the lease ends
 // when it exits. The lease records the process (PID and start time), so
 // that an agent started after this one finds it (adoptLeases).
-func (l *Local) acquire(ctx context.Context, req acquireRequest) (*lease, error) {
+func (l *Local) acquire(ctx context.Context, req api.AcquireRequest) (*lease, error) {
 	if req.PID == nil || *req.PID <= 0 {
 		return nil, badRequest("pid: required, the id of the process that will use the GPUs")
 	}
@@ -45,7 +45,7 @@ func (l *Local) acquire(ctx context.Context, req acquireRequest) (*lease, error)
 	if err != nil {
 		return nil, badRequest("pid: process %d does not exist", pid)
 	}
-	ls := &lease{Status: leaseQueued, PID: pid, NumGPUs: n, Owner: owner, Submitted: time.Now(), start: start}
+	ls := &lease{LocalLease: api.LocalLease{Status: leaseQueued, PID: pid, NumGPUs: n, Owner: owner, Submitted: time.Now()}, start: start}
 	if n == 0 {
 		ls.ID, ls.Status = a.leases.nextLocalID(), leaseRunning
 		a.leases.add(ls)
