@@ -115,8 +115,8 @@ func (h *Handlers) jobView(c echo.Context) (views.JobDetail, error) {
 	}
 	if j.StartedAt != nil {
 		d.Started = *j.StartedAt
-		if j.EstimatedDurationS != nil {
-			d.ExpectedEnd = j.StartedAt.Add(time.Duration(*j.EstimatedDurationS) * time.Second)
+		if end, ok := expectedEnd(j); ok {
+			d.ExpectedEnd = end
 		}
 	}
 	if j.EndedAt != nil {
@@ -176,6 +176,7 @@ func jobFields(j *models.Job, loc *time.Location) []views.Field {
 		{Label: "Environment", Value: orNone(strings.Join(env, ", "))},
 		{Label: "Job type", Value: orNone(j.JobType)},
 		{Label: "Estimated duration", Value: est},
+		{Label: "Time limit", Value: limitWords(j)},
 		{Label: "Preemptible", Value: fmt.Sprint(j.Preemptible)},
 		{Label: "Checkpoints", Value: checkpointWords(j)},
 		{Label: "GPU time had", Value: fmt.Sprintf("%.2f GPU-h in earlier runs", j.AttainedGPUS/3600)},
@@ -204,4 +205,13 @@ func orNone(s string) string {
 		return "–"
 	}
 	return s
+}
+
+// limitWords says j's time limit and what happens at it.
+func limitWords(j *models.Job) string {
+	if j.TimeLimitS == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%s: then SIGTERM, %d s of grace, SIGKILL, and it ends timeout",
+		localtime.Span(time.Duration(*j.TimeLimitS)*time.Second), j.StopGraceS)
 }

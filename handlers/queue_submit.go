@@ -34,6 +34,9 @@ func (h *Handlers) QueueSubmit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := h.applyTimeLimit(ctx, job, spec.TimeLimit); err != nil {
+		return err
+	}
 	if c.Request().Header.Get("Idempotency-Key") == "" {
 		// One atomic statement, shared with the submissions that arrive
 		// together: no transaction needed.

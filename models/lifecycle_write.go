@@ -39,7 +39,7 @@ func (c *change) expr(col, expr string, args ...any) {
 }
 
 // notableStates are the states whose arrival the owner is told of.
-var notableStates = []string{JobRunning, JobPreempted, JobCompleted, JobFailed, JobCanceled}
+var notableStates = []string{JobRunning, JobPreempted, JobCompleted, JobFailed, JobCanceled, JobTimeout}
 
 // apply writes c on j in one UPDATE (the final state, the timestamps of the
 // states it passes, the columns c sets) and one INSERT of a job_events row
@@ -78,7 +78,7 @@ func (lc *Lifecycle) apply(ctx context.Context, tx *Tx, j *LockedJob, c change, 
 			put("scheduled_at", "?", now)
 		case JobRunning:
 			put("started_at", "?", now)
-		case JobCompleted, JobFailed, JobCanceled:
+		case JobCompleted, JobFailed, JobCanceled, JobTimeout:
 			put("ended_at", "?", now)
 		case JobQueued:
 			put("scheduled_at", "NULL")

@@ -70,13 +70,15 @@ type SubmitForm struct {
 	GPUCount int
 	GPUModel string
 	Command  string
-	Duration string // "90m", "2h"
-	Priority string
-	Executor string // "node" or "lease"
-	Error    string
-	DoneID   int64 // the job just submitted
-	Models   []string
-	Admin    bool // may choose critical
-	Filter   QueueFilter
-	CSRF     string
+	Duration string // the estimate: "90m", "2h"
+	// TimeLimit is the job's limit, as people type it ("2h", "1-00:00").
+	TimeLimit string
+	Priority  string
+	Executor  string // "node" or "lease"
+	Error     string
+	DoneID    int64 // the job just submitted
+	Models    []string
+	Admin     bool // may choose critical
+	Filter    QueueFilter
+	CSRF      string
 }

@@ -24,14 +24,17 @@ type Job struct {
 	Env                map[string]string `json:"env,omitempty"`
 	JobType            string            `json:"job_type,omitempty"`
 	EstimatedDurationS *int64            `json:"estimated_duration_seconds,omitempty"`
-	Checkpoint         bool              `json:"checkpoint"`
-	StopGraceS         int               `json:"stop_grace_seconds,omitempty"`
-	AttainedGPUHours   float64           `json:"attained_gpu_hours"`
-	QueuedAt           time.Time         `json:"queued_at"`
-	ScheduledAt        *time.Time        `json:"scheduled_at,omitempty"`
-	StartedAt          *time.Time        `json:"started_at,omitempty"`
-	EndedAt            *time.Time        `json:"ended_at,omitempty"`
-	ExpectedEndAt      *time.Time        `json:"expected_end_at,omitempty"`
+	// TimeLimitS is the job's time limit (none: unlimited); a run past it
+	// ends the job timeout.
+	TimeLimitS       *int64     `json:"time_limit_seconds,omitempty"`
+	Checkpoint       bool       `json:"checkpoint"`
+	StopGraceS       int        `json:"stop_grace_seconds,omitempty"`
+	AttainedGPUHours float64    `json:"attained_gpu_hours"`
+	QueuedAt         time.Time  `json:"queued_at"`
+	ScheduledAt      *time.Time `json:"scheduled_at,omitempty"`
+	StartedAt        *time.Time `json:"started_at,omitempty"`
+	EndedAt          *time.Time `json:"ended_at,omitempty"`
+	ExpectedEndAt    *time.Time `json:"expected_end_at,omitempty"`
 	// A lease's time: when it runs out unless renewed, its TTL (from the
 	// confirmed grant, and each renewal), and when its client learned of
 	// the grant.

@@ -16,7 +16,7 @@ func newSubmitCmd() *cobra.Command {
 	var req api.SubmitRequest
 	var memGB float64
 	var gpus int
-	var priority, duration, runtimeEnv string
+	var priority, duration, limit, runtimeEnv string
 	var stopGrace time.Duration
 	var env []string
 	var asJSON bool
@@ -24,7 +24,7 @@ func newSubmitCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "submit [flags] -- COMMAND [ARGS…]",
 		Short: "Queue a job; prints its id and place in the queue",
-		Example: `  gpusched submit -g 2 --time 3h --name sweep-7 -- python train.py --lr 3e-4
+		Example: `  gpusched submit -g 2 --time 3h --estimate 2h --name sweep-7 -- python train.py --lr 3e-4
   gpusched submit -g 8 --model H100 --priority high -- torchrun --nproc-per-node 8 train.py`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := apiClient(cmd, os.Getenv)
@@ -42,6 +42,11 @@ func newSubmitCmd() *cobra.Command {
 			}
 			if duration != "" {
 				if req.EstimatedDuration, err = api.ParseSeconds(duration); err != nil {
+					return fmt.Errorf("--estimate: %w", err)
+				}
+			}
+			if limit != "" {
+				if req.TimeLimit, err = api.ParseTimeLimit(limit); err != nil {
 					return fmt.Errorf("--time: %w", err)
 				}
 			}
@@ -89,7 +94,8 @@ func newSubmitCmd() *cobra.Command {
 	f.Float64Var(&memGB, "mem", 0, "minimum memory per GPU in GB")
 	f.StringVar(&req.GPUModel, "model", "", "GPU model, e.g. H100 (matches part of the name)")
 	f.StringVarP(&priority, "priority", "p", "", "low, normal, high or critical (admins)")
-	f.StringVarP(&duration, "time", "t", "", "estimated run time, e.g. 90m or 2h (helps backfill and ETAs)")
+	f.StringVarP(&limit, "time", "t", "", "time limit, as Slurm's: at it the job gets SIGTERM, its stop grace, then SIGKILL, and ends timeout (2h, 90m, or Slurm's MM, HH:MM:SS, D-HH:MM…; default: the policy's)")
+	f.StringVar(&duration, "estimate", "", "estimated run time, e.g. 90m or 2h (helps backfill and ETAs; never enforced)")
 	f.StringVar(&req.Name, "name", "", "a name for the job")
 	f.BoolVar(&req.AllowMultiNode, "multi-node", false, "may span nodes")
 	f.StringVar(&req.Executor, "executor", "", "node (a node agent runs it), lease (you run it), ray (a Ray cluster runs it); default: the server's")
@@ -100,7 +106,7 @@ func newSubmitCmd() *cobra.Command {
 	f.BoolVar(&asJSON, "json", false, "print the job as JSON")
 	f.StringVar(&idemKey, "idempotency-key", "", "for scripts that retry: the same key again returns the job it queued instead of queueing another")
 	f.BoolVar(&req.Checkpoint, "checkpoint", false, "the job saves its state on SIGTERM and resumes (GPUSCHED_RESTART_COUNT > 0): it may be preempted when it has had much GPU time")
-	f.DurationVar(&stopGrace, "stop-grace", 0, "with --checkpoint: time to save between SIGTERM and SIGKILL (default 60s)")
+	f.DurationVar(&stopGrace, "stop-grace", 0, "time between SIGTERM and SIGKILL at the time limit, and to save when preempted with --checkpoint (default 60s)")
 	return cmd
 }
 

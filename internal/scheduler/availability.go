@@ -120,6 +120,9 @@ func (p *pass) indexRunning(s *Snapshot) {
 		if r.end == 0 && p.cfg.isLAS() && p.cfg.LAS.LearnedOverrun {
 			r.end = p.overrunLeft(j)
 		}
+		if j.TimeLimit > 0 { // stopped at its limit: gone within its grace after it
+			r.end = min(r.end, max(0, p.rel(j.StartedAt.Add(j.TimeLimit+stopGrace(j)))))
+		}
 		if j.Stopping { // asked to stop: gone within its grace
 			r.end = min(r.end, int64(stopGrace(j)))
 		}
@@ -159,12 +162,20 @@ func (p *pass) take(gs []int32) {
 	p.version++
 }
 
-// duration is a job's estimated run time: its estimate, else the default.
+// duration is a job's estimated run time: its estimate, else its learned
+// median, else its time limit, else the default; never more than its time
+// limit (it is stopped there).
 func (p *pass) duration(j *Job) time.Duration {
+	d := time.Duration(0)
 	if j.EstimatedDuration > 0 && p.cfg.Estimates != EstimatesLearned {
-		return j.EstimatedDuration
+		d = j.EstimatedDuration
+	} else {
+		d = learnedMedian(j)
 	}
-	if d := learnedMedian(j); d > 0 {
+	switch {
+	case j.TimeLimit > 0 && (d <= 0 || d > j.TimeLimit):
+		return j.TimeLimit
+	case d > 0:
 		return d
 	}
 	return p.defDur

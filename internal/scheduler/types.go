@@ -65,6 +65,10 @@ type Job struct {
 	// the user's: steering replaces it by the runtime learned on the GPU
 	// model it steers the job to.
 	LearnedEstimate bool
+	// TimeLimit is the job's time limit: it is stopped when it has run
+	// this long, so no run is planned longer; with no other estimate it is
+	// the run's planned length (backfill plans on it). 0: no limit.
+	TimeLimit time.Duration
 	// JobType names the kind of work (e.g. "train-bert"), for steering by
 	// what the scoring model learned of it (Snapshot.Steering); "" none.
 	JobType string
