@@ -36,7 +36,7 @@ func jobJSON(j *models.Job, owner string, now time.Time) api.Job {
 		QueuedAt: j.SubmittedAt, ScheduledAt: j.ScheduledAt, StartedAt: j.StartedAt, EndedAt: j.EndedAt,
 		LeaseExpiresAt: j.LeaseExpiresAt, LeaseTTLS: j.LeaseTTLS, LeaseConfirmedAt: j.LeaseConfirmedAt, ExitCode: j.ExitCode, FailureReason: j.FailureReason,
 		Position: j.QueuePosition, Reason: j.PendingReason, ReasonCode: j.PendingCode, EstimatedStartTime: j.EstimatedStartAt,
-		Checkpoint: j.Checkpoint, AttainedGPUHours: j.AttainedGPUS / 3600,
+		Checkpoint: j.Checkpoint, AttainedGPUHours: j.AttainedGPUS / 3600, WaitsFor: waitsForJSON(j.WaitsFor),
 	}
 	if j.Checkpoint {
 		out.StopGraceS = j.StopGraceS

@@ -177,6 +177,7 @@ func jobFields(j *models.Job, loc *time.Location) []views.Field {
 		{Label: "Job type", Value: orNone(j.JobType)},
 		{Label: "Estimated duration", Value: est},
 		{Label: "Time limit", Value: limitWords(j)},
+		{Label: "Waits for", Value: waitsWords(j.WaitsFor)},
 		{Label: "Preemptible", Value: fmt.Sprint(j.Preemptible)},
 		{Label: "Checkpoints", Value: checkpointWords(j)},
 		{Label: "GPU time had", Value: fmt.Sprintf("%.2f GPU-h in earlier runs", j.AttainedGPUS/3600)},
@@ -214,4 +215,17 @@ func limitWords(j *models.Job) string {
 	}
 	return fmt.Sprintf("%s: then SIGTERM, %d s of grace, SIGKILL, and it ends timeout",
 		localtime.Span(time.Duration(*j.TimeLimitS)*time.Second), j.StopGraceS)
+}
+
+// waitsWords lists the conditions a job still waits for, in Slurm's words.
+func waitsWords(waits string) string {
+	ds := waitsForJSON(waits)
+	if len(ds) == 0 {
+		return "–"
+	}
+	words := make([]string, len(ds))
+	for i, d := range ds {
+		words[i] = d.String()
+	}
+	return strings.Join(words, ", ")
 }

@@ -14,7 +14,8 @@ import (
 // QueueSubmit handles POST /api/v1/queue/submit: validate the job against
 // the cluster and the caller's rights, queue it (with its first event and a
 // change signal that wakes the scheduler), and answer 201 with the job.
-// An Idempotency-Key makes a retry return the same job.
+// An Idempotency-Key makes a retry return the same job. A job that waits
+// for others ("after") is queued in a transaction with its conditions.
 func (h *Handlers) QueueSubmit(c echo.Context) error {
 	u := userOf(c)
 	var spec api.SubmitRequest
@@ -37,7 +38,11 @@ func (h *Handlers) QueueSubmit(c echo.Context) error {
 	if err := h.applyTimeLimit(ctx, job, spec.TimeLimit); err != nil {
 		return err
 	}
-	if c.Request().Header.Get("Idempotency-Key") == "" {
+	deps, err := dependenciesFrom(spec.After, job.Executor)
+	if err != nil {
+		return err
+	}
+	if c.Request().Header.Get("Idempotency-Key") == "" && len(deps) == 0 {
 		// One atomic statement, shared with the submissions that arrive
 		// together: no transaction needed.
 		now := h.Now()
@@ -51,11 +56,14 @@ func (h *Handlers) QueueSubmit(c echo.Context) error {
 	var out any
 	err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
 		status, out, err = idempotent(c, tx, body, func(ctx context.Context) (int, any, error) {
-			now := h.Now()
-			if err := models.CreateJob(ctx, tx.PGX(), job, now); err != nil {
+			job.SubmittedAt = h.Now()
+			conds, err := createWaiting(ctx, tx, job, deps)
+			if err != nil {
 				return 0, nil, err
 			}
-			return http.StatusCreated, jobJSON(job, u.Email, now), nil
+			answer := jobJSON(job, u.Email, job.SubmittedAt)
+			answer.After = dependencyStates(conds)
+			return http.StatusCreated, answer, nil
 		})
 		return err
 	})

@@ -43,9 +43,10 @@ var notableStates = []string{JobRunning, JobPreempted, JobCompleted, JobFailed, 
 
 // apply writes c on j in one UPDATE (the final state, the timestamps of the
 // states it passes, the columns c sets) and one INSERT of a job_events row
-// per move, signals the change, and tells the owner of each notable state
-// reached. Every move must be one the graph allows from the state before
-// it. j is read back from the row.
+// per move, signals the change, tells the owner of each notable state
+// reached, and, when the job ended, settles the conditions of the jobs that
+// wait for it (lifecycle_deps.go). Every move must be one the graph allows
+// from the state before it. j is read back from the row.
 func (lc *Lifecycle) apply(ctx context.Context, tx *Tx, j *LockedJob, c change, now time.Time) error {
 	if err := j.in(tx); err != nil {
 		return err
@@ -135,6 +136,9 @@ func (lc *Lifecycle) apply(ctx context.Context, tx *Tx, j *LockedJob, c change, 
 		if err := emitJobMove(ctx, tx, &seen, m.reason, now); err != nil {
 			return err
 		}
+	}
+	if IsTerminal(j.State) { // the jobs that wait for its end
+		return lc.settleDependents(ctx, tx, j.ID, j.State, now)
 	}
 	return nil
 }

@@ -39,6 +39,18 @@ func TestWorkloadValidation(t *testing.T) {
 		"limit not a duration":  {`{"gpu_count":1,"command":"x","time_limit":"soon"}`, "invalid_field", "time_limit"},
 		"limit of zero seconds": {`{"gpu_count":1,"command":"x","time_limit":0.5}`, "invalid_field", "between 1 second and 30 days"},
 		"a lease with a limit":  {`{"gpu_count":1,"executor":"lease","time_limit":"1h"}`, "invalid_field", "a lease has no time limit"},
+		"dependency of an unknown kind": {`{"gpu_count":1,"command":"x","after":[{"kind":"okay","job_id":1}]}`, "invalid_field",
+			`after: kind "okay" is not one of ok, any, notok, singleton`},
+		"dependency without a job": {`{"gpu_count":1,"command":"x","after":[{"kind":"ok"}]}`, "invalid_field", `kind "ok" needs the job_id`},
+		"dependency on no such job": {`{"gpu_count":1,"command":"x","after":[{"kind":"any","job_id":999999}]}`, "invalid_field",
+			"after: job 999999 does not exist"},
+		"singleton with a job": {`{"gpu_count":1,"command":"x","name":"n","after":[{"kind":"singleton","job_id":3}]}`, "invalid_field",
+			"singleton takes no job_id"},
+		"singleton without a name": {`{"gpu_count":1,"command":"x","after":[{"kind":"singleton"}]}`, "invalid_field",
+			"singleton waits for your earlier jobs of the same name: give the job a name"},
+		"a lease that waits": {`{"gpu_count":1,"executor":"lease","after":[{"kind":"any","job_id":1}]}`, "invalid_field",
+			"only node and ray jobs wait for other jobs"},
+		"dependencies not a list": {`{"gpu_count":1,"command":"x","after":"afterok:1"}`, "invalid_field", "after"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -43,6 +43,11 @@ type Job struct {
 	LeaseConfirmedAt *time.Time `json:"lease_confirmed_at,omitempty"`
 	ExitCode         *int       `json:"exit_code,omitempty"` // of the last run that ended
 	FailureReason    string     `json:"failure_reason,omitempty"`
+	// After lists the conditions the job was submitted with, each with
+	// whether it is met (WaitsFor: those it still waits for). Only the
+	// job's own answer and GET /api/v1/jobs/{id} carry After.
+	After    []DependencyState `json:"after,omitempty"`
+	WaitsFor []Dependency      `json:"waits_for,omitempty"`
 	// Pending jobs: the scheduler's latest word.
 	Position           *int       `json:"position,omitempty"`
 	Reason             string     `json:"reason,omitempty"`
@@ -54,4 +59,10 @@ type Job struct {
 // PriorityRequest is the body of PATCH /api/v1/queue/{id}/priority.
 type PriorityRequest struct {
 	Priority Priority `json:"priority"`
+}
+
+// DependencyState is a condition of a job and whether it is met.
+type DependencyState struct {
+	Dependency
+	Met bool `json:"met"`
 }

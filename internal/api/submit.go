@@ -33,4 +33,10 @@ type SubmitRequest struct {
 	// most 1 h, default 60 s).
 	Checkpoint bool    `json:"checkpoint,omitempty"`
 	StopGrace  Seconds `json:"stop_grace,omitempty"`
+	// After lists the conditions the job waits for, all of them, as
+	// Slurm's --dependency: [{"kind": "ok", "job_id": 12}, {"kind":
+	// "singleton"}]. A condition on a job that already ended is met at
+	// once, or refused when it can never be (afterok on a failed job); one
+	// that later can never be met cancels the job.
+	After []Dependency `json:"after,omitempty"`
 }

@@ -18,14 +18,16 @@ func newSubmitCmd() *cobra.Command {
 	var gpus int
 	var priority, duration, limit, runtimeEnv string
 	var stopGrace time.Duration
-	var env []string
+	var env, after []string
+	var dependency string
 	var asJSON bool
 	var idemKey string
 	cmd := &cobra.Command{
 		Use:   "submit [flags] -- COMMAND [ARGS…]",
 		Short: "Queue a job; prints its id and place in the queue",
 		Example: `  gpusched submit -g 2 --time 3h --estimate 2h --name sweep-7 -- python train.py --lr 3e-4
-  gpusched submit -g 8 --model H100 --priority high -- torchrun --nproc-per-node 8 train.py`,
+  gpusched submit -g 8 --model H100 --priority high -- torchrun --nproc-per-node 8 train.py
+  gpusched submit -g 1 --after ok:41 --name evaluate -- python eval.py`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
@@ -49,6 +51,20 @@ func newSubmitCmd() *cobra.Command {
 				if req.TimeLimit, err = api.ParseTimeLimit(limit); err != nil {
 					return fmt.Errorf("--time: %w", err)
 				}
+			}
+			for _, a := range after {
+				ds, err := api.ParseAfter(a)
+				if err != nil {
+					return err
+				}
+				req.After = append(req.After, ds...)
+			}
+			if dependency != "" {
+				ds, err := api.ParseSlurmDependency(dependency)
+				if err != nil {
+					return err
+				}
+				req.After = append(req.After, ds...)
 			}
 			if stopGrace != 0 {
 				if req.StopGrace, err = api.ParseSeconds(stopGrace.String()); err != nil {
@@ -104,6 +120,8 @@ func newSubmitCmd() *cobra.Command {
 	f.StringArrayVarP(&env, "env", "e", nil, "NAME=VALUE to set, repeatable")
 	f.StringVar(&req.JobType, "type", "", "job type, for learned run times")
 	f.BoolVar(&asJSON, "json", false, "print the job as JSON")
+	f.StringArrayVar(&after, "after", nil, "wait for other jobs to end: ok:ID[,ID] (completed), notok:ID (failed, canceled, timed out), any:ID or ID (however); repeatable, all must hold")
+	f.StringVarP(&dependency, "dependency", "d", "", "Slurm's form of --after: afterok:ID[:ID],afterany:ID,afternotok:ID,singleton")
 	f.StringVar(&idemKey, "idempotency-key", "", "for scripts that retry: the same key again returns the job it queued instead of queueing another")
 	f.BoolVar(&req.Checkpoint, "checkpoint", false, "the job saves its state on SIGTERM and resumes (GPUSCHED_RESTART_COUNT > 0): it may be preempted when it has had much GPU time")
 	f.DurationVar(&stopGrace, "stop-grace", 0, "time between SIGTERM and SIGKILL at the time limit, and to save when preempted with --checkpoint (default 60s)")

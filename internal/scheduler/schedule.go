@@ -132,7 +132,7 @@ func (p *pass) plan(q []*qjob) Plan {
 		}
 		e := Explanation{JobID: qj.job.ID, Position: len(pl.Pending) + 1, Code: o.code, Reason: o.reason,
 			Score: qj.score, At: o.at}
-		if len(pl.Pending) < etaLimit {
+		if len(pl.Pending) < etaLimit && o.code != ReasonDependency { // its place does not matter yet
 			e.Standing = p.standing(qj.job)
 		}
 		if o.eta != forever {

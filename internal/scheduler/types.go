@@ -73,6 +73,11 @@ type Job struct {
 	// what the scoring model learned of it (Snapshot.Steering); "" none.
 	JobType string
 
+	// WaitsFor lists the dependencies the job still waits for (Slurm's
+	// --dependency); while any is listed it does not start, blocks nobody,
+	// and is explained ReasonDependency. The caller drops each once met.
+	WaitsFor []Dependency
+
 	// Running jobs only.
 	StartedAt time.Time
 	GPUs      []int64 // the exact GPUs it holds
@@ -100,6 +105,20 @@ type Job struct {
 	// jobs like this one from finished jobs; N 0 when there is none.
 	Learned RuntimeDist
 }
+
+// Dependency is a condition on another job's end that a job waits for.
+type Dependency struct {
+	Kind  string // DependOK, DependAny, DependNotOK or DependSingleton
+	JobID int64
+}
+
+// Dependency kinds, as Slurm's afterok, afterany, afternotok and singleton.
+const (
+	DependOK        = "ok"        // the job ends completed
+	DependAny       = "any"       // the job ends, however
+	DependNotOK     = "notok"     // the job ends otherwise: failed, canceled, timeout
+	DependSingleton = "singleton" // an earlier job of the same owner and name ends, however
+)
 
 // RuntimeDist is a learned log-normal runtime distribution: ln(runtime in
 // seconds) has mean LogMean and standard deviation LogStd, from N runs.
@@ -252,6 +271,7 @@ const (
 	ReasonBooked          = "booked"            // "GPUs booked by ana until 14:00"
 	ReasonPreempting      = "preempting"        // lower-priority jobs are being stopped for it
 	ReasonPaused          = "paused"            // scheduling is stopped (set by the pass, not the core)
+	ReasonDependency      = "dependency"        // "waits for job 12 to complete (afterok)"
 )
 
 // Explanation says why a pending job waits, where it stands, and when it is

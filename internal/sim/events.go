@@ -37,6 +37,8 @@ func (s *simulator) schedJob(i int) scheduler.Job {
 		Priority: j.Priority, Preemptible: true, SubmittedAt: at(j.Submit), EstimatedDuration: est,
 		Checkpoint: j.Checkpoint, AttainedGPUSeconds: r.attained, Learned: j.Learned,
 	}
+	sj.TimeLimit = j.TimeLimit
+	sj.WaitsFor = s.waitsFor(j)
 	if s.steer != nil {
 		sj.JobType = JobType(j)
 	}
@@ -68,7 +70,11 @@ func (s *simulator) start(i int, gpus []int64, t time.Duration) {
 	if r.done > 0 {
 		r.overhead = s.w.RestartOverhead
 	}
-	heap.Push(&s.ends, endEvent{at: t + slower(s.w.Jobs[i].Runtime-r.done, r.slow) + r.overhead, job: i, gen: r.gen})
+	end := t + slower(s.w.Jobs[i].Runtime-r.done, r.slow) + r.overhead
+	if limit := s.w.Jobs[i].TimeLimit; limit > 0 && end > t+limit {
+		end = t + limit // stopped at its limit
+	}
+	heap.Push(&s.ends, endEvent{at: end, job: i, gen: r.gen})
 	s.holds.consume(s.w.Jobs[i], t)
 }
 
@@ -107,6 +113,11 @@ func (s *simulator) completeUntil(t time.Duration) {
 		s.runs[e.job].state = stateDone
 		rec := &s.res.Records[e.job]
 		rec.End, rec.Done = e.at, true
+		if j := s.w.Jobs[e.job]; j.TimeLimit > 0 && e.at-s.runs[e.job].start >= j.TimeLimit &&
+			slower(j.Runtime-s.runs[e.job].done, s.runs[e.job].slow)+s.runs[e.job].overhead > j.TimeLimit {
+			rec.TimedOut = true
+			s.res.TimedOut++
+		}
 	}
 }
 

@@ -49,6 +49,14 @@ type Job struct {
 	// Learned is the runtime distribution the scoring model would have
 	// learned for the job's type by its arrival (LearnDistributions).
 	Learned scheduler.RuntimeDist
+	// After lists the jobs (by ID) that must complete before this one
+	// starts, as Slurm's afterok: a pipeline's earlier steps. A job whose
+	// dependency timed out or was dropped is dropped too.
+	After []int64
+	// TimeLimit is the job's limit: a run that would take longer is
+	// stopped there and the job ends timed out (0: none). The core plans
+	// on it when the job announces no estimate.
+	TimeLimit time.Duration
 }
 
 // Trace is a trace file read into jobs, with what was left out and how the

@@ -27,6 +27,7 @@ type Record struct {
 	End        time.Duration // completion
 	Preempted  int           // how many times it was stopped
 	Done       bool          // it completed
+	TimedOut   bool          // it was stopped at its time limit (Done too)
 	Model      string        // the GPU model of the run that completed
 	// Unschedulable: the core said no GPU can ever fit it, or it was still
 	// pending on an idle cluster after the last arrival; it was dropped.
@@ -39,6 +40,7 @@ type Result struct {
 	Preemptions    int
 	Unschedulable  int
 	Backfilled     int         // starts the core marked as backfilled
+	TimedOut       int         // jobs stopped at their time limit
 	BusyGPUSeconds float64     // GPU-seconds held, runs later preempted included
 	LostGPUSeconds float64     // GPU-seconds of runs lost to preemption
 	Passes         int         // scheduling passes run
