@@ -15,7 +15,8 @@ import (
 // the cluster and the caller's rights, queue it (with its first event and a
 // change signal that wakes the scheduler), and answer 201 with the job.
 // An Idempotency-Key makes a retry return the same job. A job that waits
-// for others ("after") is queued in a transaction with its conditions.
+// for others ("after") is queued in a transaction with its conditions; an
+// array ("array") with all its tasks in one statement.
 func (h *Handlers) QueueSubmit(c echo.Context) error {
 	u := userOf(c)
 	var spec api.SubmitRequest
@@ -42,7 +43,11 @@ func (h *Handlers) QueueSubmit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.Request().Header.Get("Idempotency-Key") == "" && len(deps) == 0 {
+	array, err := arrayFrom(spec.Array, job.Executor)
+	if err != nil {
+		return err
+	}
+	if c.Request().Header.Get("Idempotency-Key") == "" && len(deps) == 0 && array == nil {
 		// One atomic statement, shared with the submissions that arrive
 		// together: no transaction needed.
 		now := h.Now()
@@ -57,12 +62,15 @@ func (h *Handlers) QueueSubmit(c echo.Context) error {
 	err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
 		status, out, err = idempotent(c, tx, body, func(ctx context.Context) (int, any, error) {
 			job.SubmittedAt = h.Now()
-			conds, err := createWaiting(ctx, tx, job, deps)
+			conds, a, err := createQueued(ctx, tx, job, deps, array)
 			if err != nil {
 				return 0, nil, err
 			}
 			answer := jobJSON(job, u.Email, job.SubmittedAt)
 			answer.After = dependencyStates(conds)
+			if a != nil {
+				answer.Array = arraySummary(a, map[string]int{models.JobQueued: a.TaskCount})
+			}
 			return http.StatusCreated, answer, nil
 		})
 		return err

@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -20,18 +18,29 @@ type DependencyError struct{ Reason string }
 
 func (e *DependencyError) Error() string { return "dependency: " + e.Reason }
 
-// PrepareDependencies checks the conditions deps of a new job of owner,
+// Condition is a condition a submission asks for: the end of job JobID
+// (Kind DependOK, DependAny, DependNotOK), of task Task of array JobID, or
+// (Kind DependSingleton, no JobID) of the owner's earlier jobs of the same
+// name. A JobID that is an array's id (and no Task) means the whole
+// array, as in Slurm.
+type Condition struct {
+	Kind  string
+	JobID int64
+	Task  *int
+}
+
+// PrepareDependencies checks the conditions asked of a new job of owner,
 // named name, in tx, and returns them as they are to be recorded
-// (AddDependencies), in (job, kind) order: a condition on a job that
-// already ended is met at once (MetAt now), or refused
-// (*DependencyError) when it never can be; singleton becomes a condition
-// on each of the owner's live jobs of that name. The jobs waited for are
-// locked (FOR SHARE) until tx ends, so that none of them ends unseen before
-// the new job's conditions are stored.
-func PrepareDependencies(ctx context.Context, tx *Tx, owner int64, name string, deps []scheduler.Dependency, now time.Time) ([]JobDependency, error) {
+// (AddDependencies), in (job, array, kind) order: a task is named by its
+// job; a condition on something that already ended is met at once (MetAt
+// now), or refused (*DependencyError) when it never can be; singleton
+// becomes a condition on each of the owner's live jobs of that name. What
+// is waited for is locked (FOR SHARE: the jobs, the arrays' rows) until tx
+// ends, so that none of it ends unseen before the conditions are stored.
+func PrepareDependencies(ctx context.Context, tx *Tx, owner int64, name string, asked []Condition, now time.Time) ([]JobDependency, error) {
 	var out []JobDependency
 	var ids []int64
-	for _, d := range deps {
+	for _, d := range asked {
 		if d.Kind == scheduler.DependSingleton {
 			same, err := singletonJobs(ctx, tx, owner, name)
 			if err != nil {
@@ -44,26 +53,39 @@ func PrepareDependencies(ctx context.Context, tx *Tx, owner int64, name string, 
 		}
 		ids = append(ids, d.JobID)
 	}
-	states := map[int64]string{}
-	if len(ids) > 0 {
-		var rows []struct {
-			ID    int64  `bun:"id"`
-			State string `bun:"state"`
-		}
-		if err := tx.NewSelect().Table("jobs").Column("id", "state").Where("id IN (?)", bun.In(ids)).
-			OrderExpr("id").For("SHARE").Scan(ctx, &rows); err != nil {
-			return nil, fmt.Errorf("models: jobs waited for: %w", err)
-		}
-		for _, r := range rows {
-			states[r.ID] = r.State
-		}
+	states, arrays, err := lockWaitedFor(ctx, tx, ids)
+	if err != nil {
+		return nil, err
 	}
-	for _, d := range deps {
+	for _, d := range asked {
 		if d.Kind == scheduler.DependSingleton {
 			continue
 		}
-		st, ok := states[d.JobID]
 		c := JobDependency{Kind: d.Kind, OnJobID: d.JobID}
+		st, ok := states[d.JobID]
+		what := fmt.Sprintf("job %d", d.JobID)
+		a, isArray := arrays[d.JobID]
+		switch {
+		case d.Task != nil && !isArray:
+			return nil, &DependencyError{Reason: fmt.Sprintf("%d is not an array: %d_%d names no task", d.JobID, d.JobID, *d.Task)}
+		case d.Task != nil:
+			t, err := lockTask(ctx, tx, d.JobID, *d.Task)
+			if err != nil {
+				return nil, err
+			}
+			c.OnJobID, st, ok, what = t.ID, t.State, true, fmt.Sprintf("task %d of array %d", *d.Task, d.JobID)
+		case isArray:
+			c.OnArray, what = true, fmt.Sprintf("array %d", d.JobID)
+			st = JobQueued // not ended: its tasks settle the condition
+			if a.Failed > 0 && d.Kind == scheduler.DependOK {
+				st = JobFailed
+			} else if a.Ended == a.TaskCount {
+				st = JobCompleted
+				if a.Failed > 0 {
+					st = JobFailed
+				}
+			}
+		}
 		switch {
 		case !ok:
 			return nil, &DependencyError{Reason: fmt.Sprintf("job %d does not exist", d.JobID)}
@@ -71,14 +93,68 @@ func PrepareDependencies(ctx context.Context, tx *Tx, owner int64, name string, 
 		case dependencyMet(d.Kind, st):
 			c.MetAt = &now
 		default:
-			return nil, &DependencyError{Reason: fmt.Sprintf("job %d already ended %s, so after%s can never be met", d.JobID, st, d.Kind)}
+			return nil, &DependencyError{Reason: fmt.Sprintf("%s already ended %s, so after%s can never be met", what, st, d.Kind)}
 		}
 		out = append(out, c)
 	}
 	slices.SortFunc(out, func(a, b JobDependency) int {
-		return cmp.Or(cmp.Compare(a.OnJobID, b.OnJobID), cmp.Compare(a.Kind, b.Kind))
+		return cmp.Or(cmp.Compare(a.OnJobID, b.OnJobID), compareBool(a.OnArray, b.OnArray), cmp.Compare(a.Kind, b.Kind))
 	})
-	return slices.CompactFunc(out, func(a, b JobDependency) bool { return a.OnJobID == b.OnJobID && a.Kind == b.Kind }), nil
+	return slices.CompactFunc(out, func(a, b JobDependency) bool {
+		return a.OnJobID == b.OnJobID && a.OnArray == b.OnArray && a.Kind == b.Kind
+	}), nil
+}
+
+// lockWaitedFor locks the jobs ids (FOR SHARE) and the arrays among them,
+// and returns the jobs' states and the arrays, by id.
+func lockWaitedFor(ctx context.Context, tx *Tx, ids []int64) (map[int64]string, map[int64]*JobArray, error) {
+	states, arrays := map[int64]string{}, map[int64]*JobArray{}
+	if len(ids) == 0 {
+		return states, arrays, nil
+	}
+	var rows []struct {
+		ID    int64  `bun:"id"`
+		State string `bun:"state"`
+	}
+	if err := tx.NewSelect().Table("jobs").Column("id", "state").Where("id IN (?)", bun.In(ids)).
+		OrderExpr("id").For("SHARE").Scan(ctx, &rows); err != nil {
+		return nil, nil, fmt.Errorf("models: jobs waited for: %w", err)
+	}
+	for _, r := range rows {
+		states[r.ID] = r.State
+	}
+	var as []JobArray
+	if err := tx.NewSelect().Model(&as).Where("id IN (?)", bun.In(ids)).OrderExpr("id").For("SHARE").Scan(ctx); err != nil {
+		return nil, nil, fmt.Errorf("models: arrays waited for: %w", err)
+	}
+	for i := range as {
+		arrays[as[i].ID] = &as[i]
+	}
+	return states, arrays, nil
+}
+
+// lockTask locks task task of array id (FOR SHARE) and returns its job.
+func lockTask(ctx context.Context, tx *Tx, id int64, task int) (*Job, error) {
+	j := new(Job)
+	err := tx.NewSelect().Model(j).Column("id", "state").Where("array_job_id = ? AND array_task_id = ?", id, task).
+		For("SHARE").Scan(ctx)
+	if err == errNoRows {
+		return nil, &DependencyError{Reason: fmt.Sprintf("array %d has no task %d", id, task)}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("models: task %d of array %d: %w", task, id, err)
+	}
+	return j, nil
+}
+
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // Waiting returns the conditions of conds not met yet, as the scheduler
@@ -87,7 +163,7 @@ func Waiting(conds []JobDependency) []scheduler.Dependency {
 	var out []scheduler.Dependency
 	for _, c := range conds {
 		if c.MetAt == nil {
-			out = append(out, scheduler.Dependency{Kind: c.Kind, JobID: c.OnJobID})
+			out = append(out, scheduler.Dependency{Kind: c.Kind, JobID: c.OnJobID, Array: c.OnArray})
 		}
 	}
 	return out
@@ -127,61 +203,30 @@ func dependencyMet(kind, state string) bool {
 // AddDependencies records the conditions conds (PrepareDependencies's)
 // of each of the new jobs ids, in one statement.
 func AddDependencies(ctx context.Context, tx *Tx, ids []int64, conds []JobDependency) error {
-	if len(ids) == 0 || len(conds) == 0 {
+	return addDependencies(ctx, tx, `SELECT unnest($1::bigint[])`, ids, conds)
+}
+
+// AddArrayDependencies records the conditions conds of every task of the
+// new array id, in one statement.
+func AddArrayDependencies(ctx context.Context, tx *Tx, id int64, conds []JobDependency) error {
+	return addDependencies(ctx, tx, `SELECT id FROM jobs WHERE array_job_id = $1`, id, conds)
+}
+
+// addDependencies inserts conds for each job that jobs (a query of $1)
+// selects.
+func addDependencies(ctx context.Context, tx *Tx, jobs string, arg any, conds []JobDependency) error {
+	if len(conds) == 0 {
 		return nil
 	}
-	kinds, ons, mets := make([]string, len(conds)), make([]int64, len(conds)), make([]*time.Time, len(conds))
+	kinds, ons, arrays, mets := make([]string, len(conds)), make([]int64, len(conds)), make([]bool, len(conds)), make([]*time.Time, len(conds))
 	for i, c := range conds {
-		kinds[i], ons[i], mets[i] = c.Kind, c.OnJobID, c.MetAt
+		kinds[i], ons[i], arrays[i], mets[i] = c.Kind, c.OnJobID, c.OnArray, c.MetAt
 	}
-	if _, err := tx.PGX().Exec(ctx, `INSERT INTO job_dependencies (job_id, kind, on_job_id, met_at)
-		SELECT j, d.kind, d.target, d.met FROM unnest($1::bigint[]) AS j
-		CROSS JOIN unnest($2::text[], $3::bigint[], $4::timestamptz[]) AS d(kind, target, met)`,
-		ids, kinds, ons, mets); err != nil {
+	if _, err := tx.PGX().Exec(ctx, `INSERT INTO job_dependencies (job_id, kind, on_job_id, on_array, met_at)
+		SELECT j.id, d.kind, d.target, d.on_array, d.met FROM (`+jobs+`) AS j(id)
+		CROSS JOIN unnest($2::text[], $3::bigint[], $4::bool[], $5::timestamptz[]) AS d(kind, target, on_array, met)`,
+		arg, kinds, ons, arrays, mets); err != nil {
 		return fmt.Errorf("models: record dependencies: %w", err)
 	}
 	return nil
-}
-
-// FormatWaits writes conditions as jobs.waits_for keeps them: "ok:12,any:14".
-func FormatWaits(deps []scheduler.Dependency) string {
-	parts := make([]string, len(deps))
-	for i, d := range deps {
-		parts[i] = d.Kind + ":" + strconv.FormatInt(d.JobID, 10)
-	}
-	return strings.Join(parts, ",")
-}
-
-// ParseWaits reads jobs.waits_for; what it cannot read it skips.
-func ParseWaits(s string) []scheduler.Dependency {
-	if s == "" {
-		return nil
-	}
-	var out []scheduler.Dependency
-	for _, p := range strings.Split(s, ",") {
-		kind, id, _ := strings.Cut(p, ":")
-		if n, err := strconv.ParseInt(id, 10, 64); err == nil {
-			out = append(out, scheduler.Dependency{Kind: kind, JobID: n})
-		}
-	}
-	return out
-}
-
-// JobDependency is one recorded condition of a job.
-type JobDependency struct {
-	bun.BaseModel `bun:"table:job_dependencies"`
-
-	JobID   int64      `bun:"job_id,pk"`
-	Kind    string     `bun:"kind,pk"`
-	OnJobID int64      `bun:"on_job_id,pk"`
-	MetAt   *time.Time `bun:"met_at"`
-}
-
-// DependenciesOf returns job id's conditions in (job, kind) order.
-func DependenciesOf(ctx context.Context, db bun.IDB, id int64) ([]JobDependency, error) {
-	var out []JobDependency
-	if err := db.NewSelect().Model(&out).Where("job_id = ?", id).OrderExpr("on_job_id, kind").Scan(ctx); err != nil {
-		return nil, fmt.Errorf("models: dependencies of job %d: %w", id, err)
-	}
-	return out, nil
 }

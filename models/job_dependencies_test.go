@@ -22,7 +22,7 @@ func TestDependenciesSettle(t *testing.T) {
 	ctx := context.Background()
 	u := testdb.User(t, db, models.RoleMember)
 	first := testdb.Job(t, db, u, 1)
-	submit := func(name string, deps ...scheduler.Dependency) (*models.Job, error) {
+	submit := func(name string, deps ...models.Condition) (*models.Job, error) {
 		j := &models.Job{Name: name, OwnerID: u.ID, Command: "true", GPUCount: 1}
 		err := db.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
 			conds, err := models.PrepareDependencies(ctx, tx, u.ID, name, deps, testdb.Now)
@@ -37,19 +37,19 @@ func TestDependenciesSettle(t *testing.T) {
 		})
 		return j, err
 	}
-	okFirst := scheduler.Dependency{Kind: scheduler.DependOK, JobID: first.ID}
+	okFirst := models.Condition{Kind: scheduler.DependOK, JobID: first.ID}
 	waiting, err := submit("train", okFirst)
 	if err != nil || waiting.WaitsFor != "ok:"+strconv.FormatInt(first.ID, 10) {
 		t.Fatalf("afterok: %+v %v", waiting, err)
 	}
-	single, err := submit(first.Name, scheduler.Dependency{Kind: scheduler.DependSingleton})
+	single, err := submit(first.Name, models.Condition{Kind: scheduler.DependSingleton})
 	if err != nil || single.WaitsFor != "singleton:"+strconv.FormatInt(first.ID, 10) {
 		t.Fatalf("singleton: %+v %v", single, err)
 	}
-	if _, err := submit("", scheduler.Dependency{Kind: scheduler.DependSingleton}); !isDependencyError(err, "give the job a name") {
+	if _, err := submit("", models.Condition{Kind: scheduler.DependSingleton}); !isDependencyError(err, "give the job a name") {
 		t.Errorf("singleton without a name: %v", err)
 	}
-	if _, err := submit("x", scheduler.Dependency{Kind: scheduler.DependAny, JobID: 1 << 40}); !isDependencyError(err, "does not exist") {
+	if _, err := submit("x", models.Condition{Kind: scheduler.DependAny, JobID: 1 << 40}); !isDependencyError(err, "does not exist") {
 		t.Errorf("no such job: %v", err)
 	}
 
@@ -63,7 +63,7 @@ func TestDependenciesSettle(t *testing.T) {
 		t.Errorf("singleton after the end: %s waits for %q %v", got.State, got.WaitsFor, err)
 	}
 	// On a job already ended: met at once, or refused.
-	later, err := submit("cleanup", scheduler.Dependency{Kind: scheduler.DependNotOK, JobID: first.ID})
+	later, err := submit("cleanup", models.Condition{Kind: scheduler.DependNotOK, JobID: first.ID})
 	if err != nil || later.WaitsFor != "" {
 		t.Errorf("afternotok of a canceled job: %+v %v", later, err)
 	}

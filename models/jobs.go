@@ -49,6 +49,10 @@ type Job struct {
 	// WaitsFor is the dependencies a queued job still waits for, as
 	// "kind:id,…" in id order ('' none; job_dependencies holds them all).
 	WaitsFor string `bun:"waits_for,notnull" json:"waits_for,omitempty"`
+	// ArrayJobID and ArrayTaskID make the job a task of an array (its
+	// first task's id, job_arrays) with its task id; nil: not a task.
+	ArrayJobID  *int64 `bun:"array_job_id" json:"array_job_id,omitempty"`
+	ArrayTaskID *int   `bun:"array_task_id" json:"array_task_id,omitempty"`
 	// Checkpoint-aware preemption (migration 0013): the job saves and
 	// resumes; StopGraceS is its time between SIGTERM and SIGKILL;
 	// AttainedGPUS the GPU-seconds of its earlier runs; PreemptedAt its

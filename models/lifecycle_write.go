@@ -125,8 +125,8 @@ func (lc *Lifecycle) apply(ctx context.Context, tx *Tx, j *LockedJob, c change, 
 		return err
 	}
 	for _, m := range c.moves {
-		if !slices.Contains(notableStates, m.to) {
-			continue
+		if !slices.Contains(notableStates, m.to) || j.ArrayJobID != nil && m.to != JobPreempted {
+			continue // an array's tasks are told of together, at its end (taskEnded)
 		}
 		seen := *j.Job
 		seen.State = m.to
@@ -137,8 +137,14 @@ func (lc *Lifecycle) apply(ctx context.Context, tx *Tx, j *LockedJob, c change, 
 			return err
 		}
 	}
-	if IsTerminal(j.State) { // the jobs that wait for its end
-		return lc.settleDependents(ctx, tx, j.ID, j.State, now)
+	if !IsTerminal(j.State) {
+		return nil
+	}
+	if err := lc.settleDependents(ctx, tx, j.ID, j.State, now); err != nil { // the jobs that wait for its end
+		return err
+	}
+	if j.ArrayJobID != nil {
+		return lc.taskEnded(ctx, tx, j.Job, now)
 	}
 	return nil
 }

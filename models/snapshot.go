@@ -96,7 +96,8 @@ const snapshotJobColumns = `j.id, j.owner_id, j.team_id, j.state, j.name, j.gpu_
        j.allow_multi_node, j.priority, j.preemptible, j.submitted_at, j.node_id, j.estimated_duration_s,
        j.job_type, coalesce(j.started_at, j.scheduled_at),
        j.queue_position, j.pending_code, j.pending_reason, j.estimated_start_at,
-       j.checkpoint, j.stop_grace_s, j.attained_gpu_s, j.preempted_at, j.stop_kind <> '', j.time_limit_s, j.waits_for`
+       j.checkpoint, j.stop_grace_s, j.attained_gpu_s, j.preempted_at, j.stop_kind <> '', j.time_limit_s, j.waits_for,
+       j.array_job_id, coalesce((SELECT a.max_running FROM job_arrays a WHERE a.id = j.array_job_id), 0)`
 
 // snapshotJobsQuery reads every queued job and every job holding GPUs, in
 // submission order.
@@ -127,11 +128,12 @@ func scanJob(r rows) (snapJob, error) {
 		position               *int
 		graceS                 int64
 		waits                  string
+		array                  *int64
 	)
 	if err := r.Scan(&sj.ID, &sj.UserID, &teamID, &out.state, &sj.Name, &sj.GPUCount, &mem, &sj.GPUModel,
 		&sj.AllowMultiNode, &sj.Priority, &sj.Preemptible, &sj.SubmittedAt, &node, &est,
 		&out.jobType, &started, &position, &out.ex.Code, &out.ex.Reason, &eta,
-		&sj.Checkpoint, &graceS, &sj.AttainedGPUSeconds, &preempt, &sj.Stopping, &limit, &waits); err != nil {
+		&sj.Checkpoint, &graceS, &sj.AttainedGPUSeconds, &preempt, &sj.Stopping, &limit, &waits, &array, &sj.ArrayMaxRunning); err != nil {
 		return out, fmt.Errorf("models: snapshot jobs: %w", err)
 	}
 	if teamID != nil {
@@ -151,6 +153,9 @@ func scanJob(r rows) (snapJob, error) {
 	}
 	if out.state == JobQueued {
 		sj.WaitsFor = ParseWaits(waits)
+	}
+	if array != nil {
+		sj.ArrayID = *array
 	}
 	if started != nil && out.state != JobQueued {
 		sj.StartedAt = *started
@@ -252,6 +257,9 @@ func SchedulerJob(j *Job) scheduler.Job {
 	}
 	if j.State == JobQueued {
 		sj.WaitsFor = ParseWaits(j.WaitsFor)
+	}
+	if j.ArrayJobID != nil {
+		sj.ArrayID = *j.ArrayJobID // its %N is the array's (job_arrays)
 	}
 	sj.Checkpoint, sj.StopGrace, sj.AttainedGPUSeconds = j.Checkpoint, time.Duration(j.StopGraceS)*time.Second, j.AttainedGPUS
 	if j.PreemptedAt != nil {

@@ -61,6 +61,26 @@ type QueueJob struct {
 	Started     time.Time
 	ExpectedEnd time.Time
 	CanCancel   bool // the viewer owns it or is an admin
+	// Array, when set, makes the row stand for an array's tasks (ID is
+	// the array's id: cancel cancels them all).
+	Array *QueueArray
+}
+
+// QueueArray is an array of tasks as one row of the queue page shows it,
+// with its first tasks to expand.
+type QueueArray struct {
+	Spec      string // "0-99%8"
+	TaskCount int
+	Counts    string // "8 running, 90 queued, 2 completed"
+	Tasks     []QueueTask
+	More      int // tasks beyond Tasks
+}
+
+// QueueTask is one task of an array.
+type QueueTask struct {
+	ID    int64 // its job's id
+	Task  int
+	State string
 }
 
 // SubmitForm is the queue page's form to submit a job, with what was

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,9 +52,25 @@ func TestWorkloadValidation(t *testing.T) {
 		"a lease that waits": {`{"gpu_count":1,"executor":"lease","after":[{"kind":"any","job_id":1}]}`, "invalid_field",
 			"only node and ray jobs wait for other jobs"},
 		"dependencies not a list": {`{"gpu_count":1,"command":"x","after":"afterok:1"}`, "invalid_field", "after"},
+		"a task of what is no array": {`{"gpu_count":1,"command":"x","after":[{"kind":"ok","job_id":JOB,"array_task_id":2}]}`,
+			"invalid_field", "is not an array: JOB_2 names no task"},
+		"array backwards":  {`{"gpu_count":1,"command":"x","array":"9-3"}`, "invalid_field", `array "9-3": "9-3": the range ends before it starts`},
+		"array too big":    {`{"gpu_count":1,"command":"x","array":"0-10000"}`, "invalid_field", "10001 tasks, at most 10000"},
+		"array bad limit":  {`{"gpu_count":1,"command":"x","array":"0-9%0"}`, "invalid_field", "a number from 1"},
+		"array bad step":   {`{"gpu_count":1,"command":"x","array":"0-9:0"}`, "invalid_field", "the step after : must be a number from 1"},
+		"array of words":   {`{"gpu_count":1,"command":"x","array":"all"}`, "invalid_field", `"all" is not a task id`},
+		"array not a text": {`{"gpu_count":1,"command":"x","array":[1,2]}`, "invalid_field", "array"},
+		"a lease array":    {`{"gpu_count":1,"executor":"lease","array":"0-3"}`, "invalid_field", "only node and ray jobs run as arrays"},
 	}
+	status, body := s.Do(t, "POST", "/api/v1/queue/submit", member, `{"gpu_count":1,"command":"x"}`)
+	var plain struct{ ID int64 }
+	if status != 201 || json.Unmarshal(body, &plain) != nil {
+		t.Fatalf("submit: %d %s", status, body)
+	}
+	job := strconv.FormatInt(plain.ID, 10)
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
+			tc.body, tc.says = strings.ReplaceAll(tc.body, "JOB", job), strings.ReplaceAll(tc.says, "JOB", job)
 			status, body := s.Do(t, "POST", "/api/v1/queue/submit", member, tc.body)
 			msg, code := testserver.APIError(t, body)
 			if status != 400 || code != tc.code || !strings.Contains(msg, tc.says) {

@@ -15,8 +15,11 @@ type Dependency struct {
 	Kind  string `json:"kind"`
 	JobID int64  `json:"job_id,omitempty"`
 	// ArrayTaskID, with JobID an array's id, is one task of it ("123_4"
-	// in Slurm's words); nil: the job, or every task of the array.
+	// in Slurm's words); nil: the job, or every task of the array (a
+	// JobID that is an array's id means the whole array, as in Slurm).
 	ArrayTaskID *int `json:"array_task_id,omitempty"`
+	// Array is set in answers on a condition on a whole array.
+	Array bool `json:"array,omitempty"`
 }
 
 // Dependency kinds.

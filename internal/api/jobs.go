@@ -48,6 +48,12 @@ type Job struct {
 	// job's own answer and GET /api/v1/jobs/{id} carry After.
 	After    []DependencyState `json:"after,omitempty"`
 	WaitsFor []Dependency      `json:"waits_for,omitempty"`
+	// A task of an array: the array's id (its first task's) and the
+	// task's id; Array summarises the array (in the queue, one entry
+	// stands for the array's live tasks; in a submission's answer).
+	ArrayJobID  *int64        `json:"array_job_id,omitempty"`
+	ArrayTaskID *int          `json:"array_task_id,omitempty"`
+	Array       *ArraySummary `json:"array,omitempty"`
 	// Pending jobs: the scheduler's latest word.
 	Position           *int       `json:"position,omitempty"`
 	Reason             string     `json:"reason,omitempty"`
@@ -65,4 +71,15 @@ type PriorityRequest struct {
 type DependencyState struct {
 	Dependency
 	Met bool `json:"met"`
+}
+
+// ArraySummary is an array of tasks (Slurm's --array) at a glance.
+type ArraySummary struct {
+	ID         int64  `json:"id"`   // the array's id: its first task's job id
+	Spec       string `json:"spec"` // its tasks as submitted, "0-99%8"
+	TaskCount  int    `json:"task_count"`
+	MaxRunning int    `json:"max_running,omitempty"` // %N; 0: no limit
+	// States counts its tasks by state ({"running": 8, "queued": 90,
+	// "completed": 2}).
+	States map[string]int `json:"states"`
 }

@@ -39,4 +39,10 @@ type SubmitRequest struct {
 	// once, or refused when it can never be (afterok on a failed job); one
 	// that later can never be met cancels the job.
 	After []Dependency `json:"after,omitempty"`
+	// Array queues the job as an array of tasks, as Slurm's --array:
+	// "0-99%8" (ids, ranges, steps "0-15:4", then %N: at most N tasks
+	// running at once; see ParseArray). Each task is a job of its own that
+	// sees GPUSCHED_ARRAY_TASK_ID; the answer is the first task, whose id
+	// is the array's, with the array's summary.
+	Array string `json:"array,omitempty"`
 }

@@ -27,7 +27,8 @@ func newSubmitCmd() *cobra.Command {
 		Short: "Queue a job; prints its id and place in the queue",
 		Example: `  gpusched submit -g 2 --time 3h --estimate 2h --name sweep-7 -- python train.py --lr 3e-4
   gpusched submit -g 8 --model H100 --priority high -- torchrun --nproc-per-node 8 train.py
-  gpusched submit -g 1 --after ok:41 --name evaluate -- python eval.py`,
+  gpusched submit -g 1 --after ok:41 --name evaluate -- python eval.py
+  gpusched submit -g 1 --array 0-99%8 --name sweep -- sh -c 'python train.py --seed $GPUSCHED_ARRAY_TASK_ID'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
@@ -101,6 +102,11 @@ func newSubmitCmd() *cobra.Command {
 			if asJSON {
 				return json.NewEncoder(cmd.OutOrStdout()).Encode(job)
 			}
+			if a := job.Array; a != nil {
+				fmt.Fprintf(cmd.OutOrStdout(), "array %d queued: %d tasks [%s] (%d GPU%s each, %s priority)\n", a.ID, a.TaskCount, a.Spec,
+					job.RequestedGPUs, plural(job.RequestedGPUs), job.PriorityName)
+				return nil
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "job %d queued (%d GPU%s, %s priority)\n", job.ID, job.RequestedGPUs, plural(job.RequestedGPUs), job.PriorityName)
 			return nil
 		},
@@ -120,6 +126,7 @@ func newSubmitCmd() *cobra.Command {
 	f.StringArrayVarP(&env, "env", "e", nil, "NAME=VALUE to set, repeatable")
 	f.StringVar(&req.JobType, "type", "", "job type, for learned run times")
 	f.BoolVar(&asJSON, "json", false, "print the job as JSON")
+	f.StringVarP(&req.Array, "array", "a", "", "queue an array of tasks, as Slurm's --array: 0-99, 1,3,5-7, 0-15:4, then %N to run at most N at once (0-99%8); each task sees GPUSCHED_ARRAY_TASK_ID")
 	f.StringArrayVar(&after, "after", nil, "wait for other jobs to end: ok:ID[,ID] (completed), notok:ID (failed, canceled, timed out), any:ID or ID (however); repeatable, all must hold")
 	f.StringVarP(&dependency, "dependency", "d", "", "Slurm's form of --after: afterok:ID[:ID],afterany:ID,afternotok:ID,singleton")
 	f.StringVar(&idemKey, "idempotency-key", "", "for scripts that retry: the same key again returns the job it queued instead of queueing another")

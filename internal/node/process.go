@@ -3,6 +3,7 @@ package node
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"sort"
@@ -82,7 +83,9 @@ func startProcess(files runFiles, id int64, s *api.StartJob, who identity) (*exe
 }
 
 // jobEnv is the job's environment: a clean login-like base, the job's own
-// variables, then CUDA_VISIBLE_DEVICES and GPUSCHED_JOB_ID.
+// variables, then CUDA_VISIBLE_DEVICES, GPUSCHED_JOB_ID and, for a task of
+// an array, GPUSCHED_ARRAY_JOB_ID, _TASK_ID, _TASK_COUNT, _TASK_MIN and
+// _TASK_MAX (and the same as Slurm's SLURM_ARRAY_*).
 func jobEnv(s *api.StartJob, who identity) []string {
 	env := map[string]string{
 		"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
@@ -102,6 +105,9 @@ func jobEnv(s *api.StartJob, who identity) []string {
 	}
 	env["CUDA_VISIBLE_DEVICES"] = strings.Join(idx, ",")
 	env["GPUSCHED_JOB_ID"] = strconv.FormatInt(s.JobID, 10)
+	if s.Array != nil {
+		maps.Copy(env, s.Array.Env())
+	}
 	out := make([]string, 0, len(env))
 	for k, v := range env {
 		out = append(out, k+"="+v)

@@ -2,7 +2,8 @@ package scheduler
 
 import "time"
 
-// decide settles one job, in queue order: held (a dependency) → never
+// decide settles one job, in queue order: held (a dependency, an array's
+// %N) → never
 // fits → quota → placement now → (behind the head) backfill or strict order → start or explain.
 //
 // Jobs that never fit and jobs held back by a quota are explained and
@@ -81,6 +82,9 @@ func (p *pass) start(qj *qjob, o *outcome, gs []int32, backfilled bool) {
 	}
 	p.starts = append(p.starts, Start{JobID: j.ID, GPUIDs: ids, Backfilled: backfilled})
 	o.started = true
+	if j.ArrayID != 0 {
+		p.arrayRunning[j.ArrayID]++
+	}
 }
 
 // explainBlocked words why a job cannot be placed now. A job that cannot be

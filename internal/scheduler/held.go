@@ -8,15 +8,35 @@ import (
 )
 
 // held reports whether a pending job may not start in this pass whatever
-// the GPUs: it waits for another job's end (a dependency). Such a job is
-// explained and blocks nobody.
+// the GPUs: it waits for another job's end (a dependency), or it is a task
+// of an array that already runs as many tasks as it may (%N), counting the
+// starts of this pass. Such a job is explained and blocks nobody.
 func (p *pass) held(qj *qjob, o *outcome) bool {
 	j := qj.job
 	if len(j.WaitsFor) > 0 {
 		o.code, o.reason, o.noETA = ReasonDependency, dependencyWords(j.WaitsFor), true
 		return true
 	}
+	if j.ArrayID != 0 && j.ArrayMaxRunning > 0 && p.arrayRunning[j.ArrayID] >= j.ArrayMaxRunning {
+		o.code, o.noETA = ReasonArrayLimit, true
+		o.reason = fmt.Sprintf("array %d runs at most %d of its tasks at once (%%%d); %d run now",
+			j.ArrayID, j.ArrayMaxRunning, j.ArrayMaxRunning, p.arrayRunning[j.ArrayID])
+		return true
+	}
 	return false
+}
+
+// countArrays counts the running tasks of each array (stopping ones too:
+// they hold their GPUs until they end).
+func (p *pass) countArrays(s *Snapshot) {
+	p.arrayRunning = map[int64]int{}
+	seen := map[int64]bool{}
+	for i := range s.Running {
+		if j := &s.Running[i]; j.ArrayID != 0 && !seen[j.ID] {
+			seen[j.ID] = true
+			p.arrayRunning[j.ArrayID]++
+		}
+	}
 }
 
 // dependencyWords says what a job waits for: the condition on the lowest
@@ -26,6 +46,9 @@ func dependencyWords(ds []Dependency) string {
 		return cmp.Or(cmp.Compare(a.JobID, b.JobID), cmp.Compare(a.Kind, b.Kind))
 	})
 	id := "job " + strconv.FormatInt(d.JobID, 10)
+	if d.Array {
+		id = "the tasks of array " + strconv.FormatInt(d.JobID, 10)
+	}
 	var s string
 	switch d.Kind {
 	case DependOK:

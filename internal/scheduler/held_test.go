@@ -62,3 +62,44 @@ func TestDependencies(t *testing.T) {
 		t.Errorf("a dependent job on its owner's hold: %+v", pl)
 	}
 }
+
+func task(array int64, most int) jobOpt {
+	return func(j *Job) { j.ArrayID, j.ArrayMaxRunning = array, most }
+}
+
+// TestArrayLimit: an array with %N never has more than N tasks holding
+// GPUs, counting those running (stopping ones too) and those started in
+// the same pass; the tasks beyond wait, saying so, and block nobody; other
+// arrays and jobs go on.
+func TestArrayLimit(t *testing.T) {
+	t.Parallel()
+	s := mk(2, 4)
+	s.Running = []Job{run(50, 1, time.Minute, time.Hour, ids(10), task(50, 3)),
+		run(51, 1, time.Minute, time.Hour, ids(11), task(50, 3), stopping())}
+	for id := int64(52); id < 60; id++ { // tasks 52…59 of array 50: one more may start
+		s.Pending = append(s.Pending, pend(id, 1, 1, task(50, 3)))
+	}
+	s.Pending = append(s.Pending, pend(60, 2, 1, task(60, 0)), pend(61, 2, 1, task(60, 0)), pend(62, 3, 1))
+	for _, c := range []Config{cfg("fcfs"), DefaultConfig()} {
+		pl := Schedule(s, c)
+		started := map[int64]bool{}
+		for _, st := range pl.Starts {
+			started[st.JobID] = true
+		}
+		n := 0
+		for id := int64(52); id < 60; id++ {
+			if started[id] {
+				n++
+			}
+		}
+		if n != 1 || !started[60] || !started[61] || !started[62] {
+			t.Errorf("%s: started %v, want one task of array 50 and jobs 60, 61, 62", c.Policy, started)
+		}
+		why := whyOf(pl)
+		for id := int64(52); id < 60; id++ {
+			if e, ok := why[id]; ok && (e.Code != ReasonArrayLimit || e.Reason != "array 50 runs at most 3 of its tasks at once (%3); 3 run now") {
+				t.Errorf("%s: task %d: %s %q", c.Policy, id, e.Code, e.Reason)
+			}
+		}
+	}
+}

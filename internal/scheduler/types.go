@@ -78,6 +78,13 @@ type Job struct {
 	// and is explained ReasonDependency. The caller drops each once met.
 	WaitsFor []Dependency
 
+	// ArrayID is the array the job is a task of (its first task's ID); 0:
+	// none. ArrayMaxRunning is how many of the array's tasks may hold GPUs
+	// at once (Slurm's %N); 0: no limit. A task beyond it waits, explained
+	// ReasonArrayLimit, and blocks nobody.
+	ArrayID         int64
+	ArrayMaxRunning int
+
 	// Running jobs only.
 	StartedAt time.Time
 	GPUs      []int64 // the exact GPUs it holds
@@ -110,6 +117,8 @@ type Job struct {
 type Dependency struct {
 	Kind  string // DependOK, DependAny, DependNotOK or DependSingleton
 	JobID int64
+	// Array: JobID is an array's, and the condition is on all its tasks.
+	Array bool
 }
 
 // Dependency kinds, as Slurm's afterok, afterany, afternotok and singleton.
@@ -272,6 +281,7 @@ const (
 	ReasonPreempting      = "preempting"        // lower-priority jobs are being stopped for it
 	ReasonPaused          = "paused"            // scheduling is stopped (set by the pass, not the core)
 	ReasonDependency      = "dependency"        // "waits for job 12 to complete (afterok)"
+	ReasonArrayLimit      = "array_limit"       // "array 40 runs at most 8 tasks at once (%8)"
 )
 
 // Explanation says why a pending job waits, where it stands, and when it is
