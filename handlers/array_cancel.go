@@ -89,9 +89,13 @@ func (h *Handlers) cancelArray(c echo.Context, u *models.User, t cancelTarget) (
 			return err
 		}
 		now := h.Now()
-		for _, j := range tasks {
-			err := h.Lifecycle.RequestStop(ctx, tx, j, models.StopRequest{Kind: models.StopCancel, Reason: "canceled by " + u.Email, By: &u.ID}, now)
-			if err != nil && !errors.Is(err, models.ErrJobEnded) {
+		stop := models.StopRequest{Kind: models.StopCancel, Reason: "canceled by " + u.Email, By: &u.ID}
+		running, err := h.Lifecycle.CancelQueued(ctx, tx, tasks, stop, now) // the queued ones at once, together
+		if err != nil {
+			return err
+		}
+		for _, j := range running {
+			if err := h.Lifecycle.RequestStop(ctx, tx, j, stop, now); err != nil && !errors.Is(err, models.ErrJobEnded) {
 				return err
 			}
 		}

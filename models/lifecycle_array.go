@@ -9,25 +9,33 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 )
 
-// taskEnded records, in tx, that task j of an array has just ended: the
-// array counts it (and, when it did not complete, counts it failed); a
-// task that did not complete means afterok on the array can never be met;
-// once every task has ended the other conditions on the array are settled
-// (afterok: all completed; afternotok: one did not; afterany) and its
-// owner is told once, for the whole array.
+// taskEnded records, in tx, that task j of an array has just ended.
 func (lc *Lifecycle) taskEnded(ctx context.Context, tx *Tx, j *Job, now time.Time) error {
-	a := new(JobArray)
 	failed := 0
 	if j.State != JobCompleted {
 		failed = 1
 	}
-	if err := tx.NewRaw(`UPDATE job_arrays SET ended = ended + 1, failed = failed + ? WHERE id = ? RETURNING *`,
-		failed, *j.ArrayJobID).Scan(ctx, a); err != nil {
-		return fmt.Errorf("models: end of task %d of array %d: %w", *j.ArrayTaskID, *j.ArrayJobID, err)
+	return lc.tasksEnded(ctx, tx, *j.ArrayJobID, 1, failed, j, now)
+}
+
+// tasksEnded records, in tx, that n tasks of array id have just ended,
+// failed of them not completed, last among them: the array counts them; a
+// task that did not complete means afterok on the array can never be met;
+// once every task has ended the other conditions on the array are settled
+// (afterok: all completed; afternotok: one did not; afterany) and its
+// owner is told once, for the whole array.
+func (lc *Lifecycle) tasksEnded(ctx context.Context, tx *Tx, id int64, n, failed int, last *Job, now time.Time) error {
+	a := new(JobArray)
+	if err := tx.NewRaw(`UPDATE job_arrays SET ended = ended + ?, failed = failed + ? WHERE id = ? RETURNING *`,
+		n, failed, id).Scan(ctx, a); err != nil {
+		return fmt.Errorf("models: end of %d tasks of array %d: %w", n, id, err)
 	}
 	if failed > 0 {
-		s := settlement{target: a.ID, array: true, state: j.State, only: []string{scheduler.DependOK},
-			what: fmt.Sprintf("task %d of array %d", *j.ArrayTaskID, a.ID)}
+		what := fmt.Sprintf("task %d of array %d", *last.ArrayTaskID, a.ID)
+		if n > 1 {
+			what = fmt.Sprintf("%d tasks of array %d", n, a.ID)
+		}
+		s := settlement{target: a.ID, array: true, state: last.State, only: []string{scheduler.DependOK}, what: what}
 		if err := lc.settle(ctx, tx, s, now); err != nil {
 			return err
 		}
@@ -42,7 +50,7 @@ func (lc *Lifecycle) taskEnded(ctx context.Context, tx *Tx, j *Job, now time.Tim
 	if err := lc.settle(ctx, tx, settlement{target: a.ID, array: true, state: state, what: fmt.Sprintf("array %d", a.ID)}, now); err != nil {
 		return err
 	}
-	return emitArrayEnd(ctx, tx, a, j, now)
+	return emitArrayEnd(ctx, tx, a, last, now)
 }
 
 // emitArrayEnd tells the owner of array a, whose last task j has just

@@ -3,6 +3,8 @@ package models
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -78,17 +80,27 @@ func (lc *Lifecycle) settle(ctx context.Context, tx *Tx, s settlement, now time.
 			return err
 		}
 	}
+	byKind := map[string][]int64{}
 	for _, id := range never {
-		j, err := lc.Lock(ctx, tx, id)
+		byKind[neverKind[id]] = append(byKind[neverKind[id]], id)
+	}
+	for _, kind := range slices.Sorted(maps.Keys(byKind)) {
+		js, err := lc.LockMany(ctx, tx, byKind[kind])
 		if err != nil {
 			return err
 		}
-		if j.State != JobQueued && j.State != JobPreempted {
-			continue // ended meanwhile, or (with its conditions met) ran
-		}
-		reason := fmt.Sprintf("its dependency can never be met: %s ended %s (after%s)", s.what, s.state, neverKind[id])
-		if err := lc.RequestStop(ctx, tx, j, StopRequest{Kind: StopCancel, Reason: reason}, now); err != nil {
+		stop := StopRequest{Kind: StopCancel, Reason: fmt.Sprintf("its dependency can never be met: %s ended %s (after%s)", s.what, s.state, kind)}
+		rest, err := lc.CancelQueued(ctx, tx, js, stop, now) // a whole array's tasks at once
+		if err != nil {
 			return err
+		}
+		for _, j := range rest {
+			if j.State != JobPreempted {
+				continue // ended meanwhile, or (with its conditions met) ran
+			}
+			if err := lc.RequestStop(ctx, tx, j, stop, now); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

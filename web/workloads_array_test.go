@@ -186,4 +186,13 @@ func TestArrayCancel(t *testing.T) {
 	if status, out := w.s.Do(t, "DELETE", fmt.Sprintf("/api/v1/queue/%d", array), w.token, ""); status != 409 {
 		t.Errorf("cancel an ended array: %d %s", status, out)
 	}
+	a, err := models.GetArray(context.Background(), w.s.DB.Bun, array)
+	if err != nil || a.Ended != 8 || a.Failed != 8 {
+		t.Errorf("the array counts %+v (%v), want 8 ended, 8 not completed", a, err)
+	}
+	var told int
+	if err := w.s.DB.Pool.QueryRow(context.Background(), `SELECT count(*) FROM notifications WHERE user_id = $1 AND channel_type = 'in_app'
+		AND event = $2 AND subject = $3`, w.user.ID, models.EventJobCanceled, fmt.Sprintf("array:%d", array)).Scan(&told); err != nil || told != 1 {
+		t.Errorf("%d job.canceled notifications for the array (%v), want 1", told, err)
+	}
 }
