@@ -88,7 +88,11 @@ func (w *NotifyDeliverWorker) Work(ctx context.Context, job *river.Job[models.No
 		return nil
 	}
 	n = claim.Notification
-	p := n.Payload
+	loc, err := models.RecipientZone(ctx, db, n.UserID)
+	if err != nil {
+		return err
+	}
+	p := n.Payload.In(loc) // worded for its recipient
 	p.DeliveryID = n.ID
 	p.Path = pages.Notification(pages.Subject{Event: n.Event, JobID: p.JobID(), BookingID: p.BookingID()})
 	p.URL = w.deps.Config.Notify.BaseURL + p.Path

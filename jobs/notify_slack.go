@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -58,7 +59,7 @@ func SlackMessageOf(p *models.EventPayload) SlackMessage {
 	case p.Booking != nil:
 		field("Booking", fmt.Sprintf("#%d by %s", p.Booking.ID, p.Booking.Owner))
 		field("GPUs", fmt.Sprintf("%d", p.Booking.GPUCount))
-		field("Window", p.Booking.StartsAt.Format(time.RFC3339)+" – "+p.Booking.EndsAt.Format(time.RFC3339))
+		field("Window", localtime.Window(p.Booking.StartsAt, p.Booking.EndsAt, p.Zone()))
 	case p.Node != nil:
 		field("Node", p.Node.Name)
 	}
