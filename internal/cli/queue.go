@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 )
 
 func newQueueCmd() *cobra.Command {
@@ -44,7 +45,7 @@ func newQueueCmd() *cobra.Command {
 					pos = "#" + strconv.Itoa(*j.Position)
 				}
 				fmt.Fprintf(w, "%d\t%s\t%s\tPD\t%d\t%s\t%s\t%s %s\n", j.ID, j.User, j.Name, j.RequestedGPUs, j.PriorityName,
-					eta(j, now), pos, j.Reason)
+					eta(j, now), pos, localtime.InstantsNear(j.Reason, now, time.Local))
 			}
 			if err := w.Flush(); err != nil {
 				return err

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/lighthttp"
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 )
 
 // runOptions are `gpusched run`'s flags, sent to the local agent's /acquire.
@@ -134,7 +135,7 @@ func localWaitLine(ctx context.Context, url string, pid int) string {
 			line += fmt.Sprintf(", #%d in the queue", *j.Position)
 		}
 		if j.Reason != "" {
-			line += ": " + j.Reason
+			line += ": " + localtime.InstantsNear(j.Reason, time.Now(), time.Local)
 		}
 		if j.ETA != nil {
 			line += fmt.Sprintf(" — expected start %s (in %s)", j.ETA.Local().Format("15:04 MST"), time.Until(*j.ETA).Round(time.Minute))

@@ -14,11 +14,22 @@ var rfc3339 = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[
 // Stored sentences (a notification's reason, an audit entry's details)
 // name instants in UTC; this renders them for one reader.
 func Instants(s string, loc *time.Location) string {
+	return rewrite(s, func(t time.Time) string { return Stamp(t, loc) })
+}
+
+// InstantsNear rewrites the RFC 3339 instants in s as When from now in
+// loc, for sentences about the present (why a job waits): "until
+// 2026-11-29T08:00:00Z" reads "until 09:00 CET" that day.
+func InstantsNear(s string, now time.Time, loc *time.Location) string {
+	return rewrite(s, func(t time.Time) string { return When(t, now, loc) })
+}
+
+func rewrite(s string, word func(time.Time) string) string {
 	return rfc3339.ReplaceAllStringFunc(s, func(m string) string {
 		t, err := time.Parse(time.RFC3339Nano, m)
 		if err != nil {
 			return m
 		}
-		return Stamp(t, loc)
+		return word(t)
 	})
 }

@@ -1,6 +1,9 @@
 package localtime
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestInstants(t *testing.T) {
 	t.Parallel()
@@ -14,6 +17,21 @@ func TestInstants(t *testing.T) {
 		{"none", "waiting for GPUs", "waiting for GPUs"},
 	} {
 		if got := Instants(tc.in, berlin); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestInstantsNear(t *testing.T) {
+	t.Parallel()
+	berlin := mustLoad(t, "Europe/Berlin")
+	now := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct{ name, in, want string }{
+		{"today", "GPUs booked by ana until 2026-11-28T12:14:00Z", "GPUs booked by ana until 13:14 CET"},
+		{"this week", "from 2026-11-30T08:00:00Z until 2026-11-30T10:00:00Z", "from Mon 09:00 CET until Mon 11:00 CET"},
+		{"later", "reserved start at 2026-12-24T08:00:00Z", "reserved start at Thu 24 Dec 09:00 CET"},
+	} {
+		if got := InstantsNear(tc.in, now, berlin); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}

@@ -111,7 +111,7 @@ type RuntimeDist struct {
 type Booking struct {
 	ID       int64
 	UserID   int64
-	UserName string // for explanations: "GPUs booked by ana until 14:00 UTC"
+	UserName string // for explanations: "GPUs booked by ana until …"
 	Hold     bool   // a pre-warm hold rather than a calendar booking
 	// TeamID is the owner's team, so that an active booking counts against
 	// the team's GPUCap as well as the user's; 0: no team.
@@ -258,7 +258,9 @@ type Explanation struct {
 	// plan, in the policy's order (1 = next; started jobs do not count).
 	Position int
 	Code     string // one of the Reason* codes
-	Reason   string // a sentence for a person
+	// Reason is a sentence for a person; the instants it names are RFC
+	// 3339 UTC, for each reader to see in their own zone.
+	Reason string
 	// EstimatedStart is when the job is expected to start, from running
 	// jobs' estimated ends, bookings and the reservations of the jobs ahead
 	// of it; zero when it cannot be estimated (a job that never fits) and
@@ -270,8 +272,8 @@ type Explanation struct {
 	// person: "queue 2 of 4: has had 38 GPU-h; promoted after 12 h
 	// waiting"; empty under other policies and beyond position 100.
 	Standing string
-	// At is the instant the Reason's "HH:MM UTC" stands for, in full: the
-	// end of the booking for ReasonBooked, the head job's reserved start
-	// for ReasonReservedForHead; zero for the other codes.
+	// At is the instant the Reason names: the end of the booking for
+	// ReasonBooked, the head job's reserved start for
+	// ReasonReservedForHead; zero for the other codes.
 	At time.Time
 }
