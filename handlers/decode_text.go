@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // Text checks shared by every decoder of the API: a text field must be valid
@@ -19,7 +21,7 @@ import (
 
 // badText returns the 400 for a text value at field.
 func badText(field, why string) error {
-	return Errorf(http.StatusBadRequest, "invalid_text", "field %q %s", field, why)
+	return Errorf(http.StatusBadRequest, api.CodeInvalidText, "field %q %s", field, why)
 }
 
 // textProblem says what is wrong with s as text, or "" when nothing is.
@@ -140,9 +142,20 @@ func checkText(v any) error {
 	return walkText(reflect.ValueOf(v), "")
 }
 
-var rawMessageType = reflect.TypeFor[json.RawMessage]()
+var (
+	rawMessageType = reflect.TypeFor[json.RawMessage]()
+	marshalerType  = reflect.TypeFor[json.Marshaler]()
+)
 
 func walkText(v reflect.Value, path string) error {
+	if v.Kind() == reflect.Struct && v.Type().Implements(marshalerType) {
+		// A value with its own spelling (api.JobRef): check what it reads as.
+		b, err := v.Interface().(json.Marshaler).MarshalJSON()
+		if err != nil {
+			return nil
+		}
+		return walkText(reflect.ValueOf(json.RawMessage(b)), path)
+	}
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
@@ -245,7 +258,7 @@ func CheckParams(next echo.HandlerFunc) echo.HandlerFunc {
 		r := c.Request()
 		if ct, _, _ := strings.Cut(r.Header.Get(echo.HeaderContentType), ";"); strings.TrimSpace(ct) == echo.MIMEApplicationForm && r.Method != http.MethodGet {
 			if err := r.ParseForm(); err != nil {
-				return Errorf(http.StatusBadRequest, "invalid_form", "the form could not be read: %v", err)
+				return Errorf(http.StatusBadRequest, api.CodeInvalidForm, "the form could not be read: %v", err)
 			}
 			for name, vals := range r.PostForm {
 				if err := checkValues(name, vals); err != nil {

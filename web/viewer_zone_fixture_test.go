@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testdb"
@@ -69,7 +69,7 @@ func newBerlinFixture(t *testing.T) *berlinFixture {
 	if st != http.StatusOK {
 		t.Fatalf("ana's lease: %d %s", st, b)
 	}
-	var lease handlers.AllocationJSON
+	var lease api.Allocation
 	mustJSON(t, b, &lease)
 	f.lease = lease.ID
 
@@ -114,7 +114,7 @@ func (f *berlinFixture) book(t *testing.T, tok string, start, end time.Time, n i
 	if st != http.StatusCreated {
 		t.Fatalf("book %v: %d %s", start, st, b)
 	}
-	var out handlers.BookingJSON
+	var out api.Booking
 	mustJSON(t, b, &out)
 	return out.ID
 }
