@@ -18,6 +18,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/netguard"
 	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testdb"
 	"github.com/gpuscheduler/gpuscheduler/jobs"
@@ -66,6 +67,9 @@ type Options struct {
 	// nothing triggers passes, so a test drives every pass itself
 	// (jobs.RunPass with Server.Deps) and decides the order of events.
 	Manual bool
+	// NotifyTargets is the policy for webhook and Slack targets; nil: every
+	// address (receivers in tests listen on loopback).
+	NotifyTargets *netguard.Policy
 }
 
 // NewWith starts a server like New, with o.
@@ -79,6 +83,10 @@ func NewWith(t testing.TB, o Options) *Server {
 	}
 	if o.DBMaxConns == 0 {
 		o.DBMaxConns = 10
+	}
+	targets := netguard.Policy{AllowAll: true}
+	if o.NotifyTargets != nil {
+		targets = *o.NotifyTargets
 	}
 	db := testdb.NewConns(t, o.DBMaxConns)
 	for _, hook := range o.QueryHooks {
@@ -95,10 +103,10 @@ func NewWith(t testing.TB, o Options) *Server {
 	// The same assembly as gpusched serve, with the tests' values.
 	cp, err := web.NewControlPlane(web.ControlPlaneOptions{
 		DB: db, Logger: logger, Now: time.Now, SessionKeys: [][]byte{bytes.Repeat([]byte("k"), 32)}, SessionLifetime: time.Hour,
-		Handlers: handlers.Config{Version: "test", Dev: true, DevLogin: true, HeartbeatInterval: time.Second, NotifyAllowPrivate: true},
+		Handlers: handlers.Config{Version: "test", Dev: true, DevLogin: true, HeartbeatInterval: time.Second, NotifyTargets: targets},
 		Jobs: jobs.Config{NodeDownAfter: time.Minute, Workers: 4,
 			// Notifications: receivers in tests listen on loopback; retries are quick.
-			Notify: jobs.NotifyConfig{AllowPrivateTargets: true, RetryBase: 50 * time.Millisecond, Timeout: 2 * time.Second,
+			Notify: jobs.NotifyConfig{AllowPrivateTargets: targets.AllowAll, AllowNetworks: targets.Allow, RetryBase: 50 * time.Millisecond, Timeout: 2 * time.Second,
 				IdleEvery: 500 * time.Millisecond}},
 		Scoring: scoring.DefaultConfig(), RiverUI: o.RiverUI, SignInRate: o.SignInRate, SignInAccountRate: o.SignInAccountRate,
 		Executors: executors, Manual: o.Manual,
