@@ -8,29 +8,17 @@ import (
 	"reflect"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/labstack/echo/v4"
 )
 
 // Text checks shared by every decoder of the API: a text field must be valid
-// UTF-8 and must not hold NUL (PostgreSQL's text refuses both, which would
-// otherwise surface as a 500 from the database). Each failure is a 400 that
-// names the field.
+// UTF-8 without NUL (PostgreSQL's text refuses both, which would otherwise
+// surface as a 500 from the database) and must follow its field's rule for
+// control characters (text_rules.go). Each failure is a 400 that names the
+// field.
 
 // badText returns the 400 for a text value at field.
 func badText(field, why string) error {
 	return Errorf(http.StatusBadRequest, "invalid_text", "field %q %s", field, why)
-}
-
-// textProblem says what is wrong with s as text, or "" when nothing is.
-func textProblem(s string) string {
-	switch {
-	case !utf8.ValidString(s):
-		return "is not valid UTF-8"
-	case strings.IndexByte(s, 0) >= 0:
-		return "must not contain NUL bytes"
-	}
-	return ""
 }
 
 // checkBodyText refuses a JSON body that is not valid UTF-8, naming the
@@ -134,24 +122,38 @@ func invalidUTF8Field(body []byte) string {
 }
 
 // checkText walks a decoded request (a pointer to a struct, usually) and
-// refuses the first string — field, element, map key or value — that is
-// not acceptable text, naming it by its JSON path.
-func checkText(v any) error {
-	return walkText(reflect.ValueOf(v), "")
+// refuses the first string — field, element, map key or value — that its
+// field's rule refuses, naming it by its JSON path; fields that span lines
+// get their line breaks normalised in place. base is oneLine (each field
+// by its rule) or anyText (every field takes any text).
+func checkText(v any, base textRule) error {
+	return walkText(reflect.ValueOf(v), "", base)
 }
 
 var rawMessageType = reflect.TypeFor[json.RawMessage]()
 
-func walkText(v reflect.Value, path string) error {
+// ruleAt is the rule of the field at path under base.
+func ruleAt(path string, base textRule) textRule {
+	if base == anyText {
+		return anyText
+	}
+	return ruleFor(path)
+}
+
+func walkText(v reflect.Value, path string, base textRule) error {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
 			return nil
 		}
-		return walkText(v.Elem(), path)
+		return walkText(v.Elem(), path, base)
 	case reflect.String:
-		if why := textProblem(v.String()); why != "" {
+		rule := ruleAt(path, base)
+		if why := rule.problem(v.String()); why != "" {
 			return badText(orBody(path), why)
+		}
+		if v.CanSet() {
+			v.SetString(rule.normalize(v.String()))
 		}
 	case reflect.Struct:
 		t := v.Type()
@@ -165,7 +167,7 @@ func walkText(v reflect.Value, path string) error {
 				continue
 			}
 			if f.Anonymous && name == "" {
-				if err := walkText(v.Field(i), path); err != nil {
+				if err := walkText(v.Field(i), path, base); err != nil {
 					return err
 				}
 				continue
@@ -173,7 +175,7 @@ func walkText(v reflect.Value, path string) error {
 			if name == "" {
 				name = f.Name
 			}
-			if err := walkText(v.Field(i), join(path, name)); err != nil {
+			if err := walkText(v.Field(i), join(path, name), base); err != nil {
 				return err
 			}
 		}
@@ -183,13 +185,13 @@ func walkText(v reflect.Value, path string) error {
 			if json.Unmarshal(v.Bytes(), &doc) != nil {
 				return nil // the handler decodes it and answers for its syntax
 			}
-			return walkText(reflect.ValueOf(doc), path)
+			return walkText(reflect.ValueOf(doc), path, base)
 		}
 		if v.Type().Elem().Kind() == reflect.Uint8 {
 			return nil // bytes, not text
 		}
 		for i := range v.Len() {
-			if err := walkText(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			if err := walkText(v.Index(i), fmt.Sprintf("%s[%d]", path, i), base); err != nil {
 				return err
 			}
 		}
@@ -199,11 +201,26 @@ func walkText(v reflect.Value, path string) error {
 			k := it.Key()
 			name := fmt.Sprint(k.Interface())
 			if k.Kind() == reflect.String {
-				if why := textProblem(k.String()); why != "" {
+				keyRule := oneLine
+				if base == anyText {
+					keyRule = anyText
+				}
+				if why := keyRule.problem(k.String()); why != "" {
 					return badText(orBody(path), "has a key that "+why)
 				}
 			}
-			if err := walkText(it.Value(), join(path, name)); err != nil {
+			at := join(path, name)
+			if val := it.Value(); val.Kind() == reflect.String {
+				rule := ruleAt(at, base)
+				if why := rule.problem(val.String()); why != "" {
+					return badText(at, why)
+				}
+				if n := rule.normalize(val.String()); n != val.String() {
+					v.SetMapIndex(k, reflect.ValueOf(n).Convert(val.Type()))
+				}
+				continue
+			}
+			if err := walkText(it.Value(), at, base); err != nil {
 				return err
 			}
 		}
@@ -223,48 +240,4 @@ func orBody(path string) string {
 		return "body"
 	}
 	return path
-}
-
-// CheckParams is middleware that refuses a request whose path parameters,
-// query parameters or URL-encoded form fields are not acceptable text, with
-// a 400 naming the parameter, before any handler sees them.
-func CheckParams(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		for i, name := range c.ParamNames() {
-			if i < len(c.ParamValues()) {
-				if why := textProblem(c.ParamValues()[i]); why != "" {
-					return badText(name, why)
-				}
-			}
-		}
-		for name, vals := range c.QueryParams() {
-			if err := checkValues(name, vals); err != nil {
-				return err
-			}
-		}
-		r := c.Request()
-		if ct, _, _ := strings.Cut(r.Header.Get(echo.HeaderContentType), ";"); strings.TrimSpace(ct) == echo.MIMEApplicationForm && r.Method != http.MethodGet {
-			if err := r.ParseForm(); err != nil {
-				return Errorf(http.StatusBadRequest, "invalid_form", "the form could not be read: %v", err)
-			}
-			for name, vals := range r.PostForm {
-				if err := checkValues(name, vals); err != nil {
-					return err
-				}
-			}
-		}
-		return next(c)
-	}
-}
-
-func checkValues(name string, vals []string) error {
-	if why := textProblem(name); why != "" {
-		return badText("parameter name", why)
-	}
-	for _, v := range vals {
-		if why := textProblem(v); why != "" {
-			return badText(name, why)
-		}
-	}
-	return nil
 }

@@ -138,6 +138,11 @@ func parseRow(line int, get func(string) string, loc *time.Location) Row {
 	if row.Email == "" {
 		return fail("no email")
 	}
+	for _, f := range []struct{ name, value string }{{"email", row.Email}, {"gpu_model", row.GPUModel}, {"node", row.Node}, {"note", row.Note}} {
+		if hasControl(f.value) {
+			return fail("%s holds a line break, tab or other control character: keep it to one line of text", f.name)
+		}
+	}
 	if s := get("gpus"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
@@ -174,6 +179,12 @@ func parseRow(line int, get func(string) string, loc *time.Location) Row {
 		return fail("note is longer than 500 characters")
 	}
 	return row
+}
+
+// hasControl reports whether s holds a control character (C0 with tab,
+// CR and LF, DEL, C1), which no field of a booking may hold.
+func hasControl(s string) bool {
+	return strings.IndexFunc(s, func(c rune) bool { return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) }) >= 0
 }
 
 func blank(rec []string) bool {

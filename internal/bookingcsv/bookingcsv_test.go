@@ -22,7 +22,9 @@ func TestRead(t *testing.T) {
 		"cy@example.com,1,,,,tomorrow,2026-11-30 10:00,\n" +
 		"cy@example.com,1,,,,2026-11-30 12:00,2026-11-30 11:00,\n" +
 		"cy@example.com,,,,,2026-11-30 12:00,2026-11-30 13:00,\n" +
-		"cy@example.com,3,,gpu-a,0;1,2026-11-30 12:00,2026-11-30 13:00,\n"
+		"cy@example.com,3,,gpu-a,0;1,2026-11-30 12:00,2026-11-30 13:00,\n" +
+		"dee@example.com,1,,,,2026-11-30 12:00,2026-11-30 13:00,\"two\r\nlines\"\n" +
+		"dee@example.com,1,,,,2026-11-30 12:00,2026-11-30 13:00,bell\a\n"
 	rows, err := bookingcsv.Read(strings.NewReader(sheet), berlin)
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +53,8 @@ func TestRead(t *testing.T) {
 		{Line: 6, GPUs: 1, Err: "end before start (20"},
 		{Line: 7, Err: "give gpus (a count) "},
 		{Line: 8, GPUs: 3, IDs: []int64{0, 1}, Err: "gpus is 3 but gpu_id"},
+		{Line: 9, Err: "note holds a line br"},
+		{Line: 10, Err: "note holds a line br"},
 	}
 	if diff := cmp.Diff(want, out); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
