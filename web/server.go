@@ -78,7 +78,8 @@ func New(o Options) *Server {
 	e.Use(o.Metrics.middleware)
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
-			s.logger.Error("panic", "err", err, "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "stack", string(stack))
+			s.logger.Error("panic", "err", err, "request_id", c.Response().Header().Get(echo.HeaderXRequestID),
+				"method", c.Request().Method, "path", logPath(c.Request().URL.Path), "stack", string(stack))
 			return err
 		},
 	}))

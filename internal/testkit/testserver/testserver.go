@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -67,6 +68,9 @@ type Options struct {
 	// nothing triggers passes, so a test drives every pass itself
 	// (jobs.RunPass with Server.Deps) and decides the order of events.
 	Manual bool
+	// Logs, when set, receives every line the server logs (debug level
+	// and up), so a test can read what reached the log.
+	Logs *Logs
 	// NotifyTargets is the policy for webhook and Slack targets; nil: every
 	// address (receivers in tests listen on loopback).
 	NotifyTargets *netguard.Policy
@@ -95,6 +99,13 @@ func NewWith(t testing.TB, o Options) *Server {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	if o.Logs != nil {
+		var w io.Writer = o.Logs
+		if testing.Verbose() {
+			w = io.MultiWriter(o.Logs, testWriter{t})
+		}
+		logger = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	var executors func(*jobs.Deps) error
 	if o.Setup != nil {
@@ -152,6 +163,27 @@ func waitListening(t testing.TB, db *models.DB, l *models.Listener) {
 		}
 	}
 	t.Fatal("the change listener delivered nothing within 10s")
+}
+
+// Logs collects what a server logs; safe for the server's goroutines to
+// write while a test reads.
+type Logs struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p.
+func (l *Logs) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// String returns everything logged so far.
+func (l *Logs) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 type testWriter struct{ t testing.TB }
