@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
@@ -29,6 +30,10 @@ func CheckParams(next echo.HandlerFunc) echo.HandlerFunc {
 		r := c.Request()
 		if ct, _, _ := strings.Cut(r.Header.Get(echo.HeaderContentType), ";"); strings.TrimSpace(ct) == echo.MIMEApplicationForm && r.Method != http.MethodGet {
 			if err := r.ParseForm(); err != nil {
+				var big *http.MaxBytesError
+				if errors.As(err, &big) {
+					return Errorf(http.StatusRequestEntityTooLarge, "body_too_large", "the request body is larger than %d bytes", big.Limit)
+				}
 				return Errorf(http.StatusBadRequest, "invalid_form", "the form could not be read: %v", err)
 			}
 			for name, vals := range r.PostForm {

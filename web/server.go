@@ -84,7 +84,10 @@ func New(o Options) *Server {
 		},
 	}))
 	e.Use(securityHeaders(o.SecureCookies))
-	// scale: path, query and form parameters are valid UTF-8 without NUL (400 naming the parameter).
+	// Every body is bounded before anything reads it (body_limit.go).
+	e.Use(limitBodies)
+	// Path, query and form parameters are acceptable text: valid UTF-8, no
+	// NUL, no control characters where the field is one line (400 naming it).
 	e.Use(handlers.CheckParams)
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
 		// Fastest level: most of the saving for a fraction of the CPU, on
