@@ -9,7 +9,13 @@
 // locales write them, by ";" (the header row tells).
 // A row asks for gpus GPUs (of gpu_model, on node when given) or names
 // them in gpu_ids: indexes on node ("0;1" or "0 1"), or cluster GPU ids
-// when node is empty. The package knows nothing of the database: it only
+// when node is empty.
+//
+// A cell that a spreadsheet would run as a formula (one that starts with
+// = + - @, a tab or a CR) is written with a leading apostrophe, which
+// spreadsheets show as text; Read takes that apostrophe off again, so a
+// sheet written and read back holds the same text (a cell that already
+// starts with apostrophes before such a character gets one more). The package knows nothing of the database: it only
 // parses and formats; the standard library is its only dependency.
 package bookingcsv
 
@@ -120,7 +126,7 @@ func Read(r io.Reader, loc *time.Location) ([]Row, error) {
 		}
 		get := func(name string) string {
 			if i, ok := col[name]; ok && i < len(rec) {
-				return strings.TrimSpace(rec[i])
+				return fromCell(strings.TrimSpace(rec[i]))
 			}
 			return ""
 		}
@@ -181,6 +187,29 @@ func parseRow(line int, get func(string) string, loc *time.Location) Row {
 	return row
 }
 
+// formulaStart reports whether s, past any leading apostrophes, starts
+// with a character that makes a spreadsheet read a cell as a formula.
+func formulaStart(s string) bool {
+	s = strings.TrimLeft(s, "'")
+	return s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0]))
+}
+
+// toCell neutralises a cell a spreadsheet would run as a formula.
+func toCell(s string) string {
+	if formulaStart(s) {
+		return "'" + s
+	}
+	return s
+}
+
+// fromCell undoes toCell.
+func fromCell(s string) string {
+	if strings.HasPrefix(s, "'") && formulaStart(s) {
+		return s[1:]
+	}
+	return s
+}
+
 // hasControl reports whether s holds a control character (C0 with tab,
 // CR and LF, DEL, C1), which no field of a booking may hold.
 func hasControl(s string) bool {
@@ -223,6 +252,9 @@ func Write(w io.Writer, rows []Row, loc *time.Location) error {
 		}
 		rec := []string{r.Email, gpus, r.GPUModel, r.Node, strings.Join(ids, ";"),
 			r.Start.In(loc).Format("2006-01-02 15:04"), r.End.In(loc).Format("2006-01-02 15:04"), r.Note}
+		for i := range rec {
+			rec[i] = toCell(rec[i])
+		}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
