@@ -11,7 +11,7 @@ GO_TEST_FLAGS ?=
 # warnings say nothing about this code.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: help run build test generate check-generated lint bench clean dist release release-bin check-deploy
+.PHONY: help run build test generate check-generated lint bench clean dist release release-bin check-deploy gpu-proof
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -80,5 +80,14 @@ check-deploy: ## Validate deploy/ (systemd units, Caddyfile, nginx, compose, Doc
 	./deploy/check.sh
 # --- end operations ---
 
+GPU_PROOF := .gpu-proof
+
+gpu-proof: ## Build into .gpu-proof/ what proves the NVML code on a GPU host: gpusched-server (cgo), the internal/gpu test binary, run.sh; copy the folder there and run ./run.sh
+	@rm -rf $(GPU_PROOF) && mkdir -p $(GPU_PROOF)
+	CGO_ENABLED=1 go build -ldflags "$(LDFLAGS)" -o $(GPU_PROOF)/gpusched-server ./cmd/gpusched-server
+	CGO_ENABLED=1 go test -c -o $(GPU_PROOF)/gpu.test ./internal/gpu
+	cp deploy/gpu-proof/run.sh deploy/gpu-proof/holder.py deploy/gpu-proof/holder.cu $(GPU_PROOF)/
+	@echo "built $(GPU_PROOF)/: copy it to a GPU host (scp -r $(GPU_PROOF) host:gpu-proof) and run ./run.sh there; it writes report.md beside itself"
+
 clean: ## Remove build output (keeps .data)
-	rm -rf bin dist
+	rm -rf bin dist $(GPU_PROOF)

@@ -86,6 +86,6 @@ check "alert rules (promtool check rules)" promtool rules
 json() { for f in deploy/grafana/*.json; do python3 -m json.tool "$f" >/dev/null || { echo "$f"; return 1; }; done; }
 check "Grafana dashboards (JSON)" python3 json
 
-check "scripts (shellcheck)" shellcheck shellcheck -S warning release/*.sh deploy/check.sh
+check "scripts (shellcheck)" shellcheck shellcheck -S warning release/*.sh deploy/check.sh deploy/gpu-proof/run.sh
 
 exit $failed

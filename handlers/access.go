@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/uptrace/bun"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -17,7 +18,7 @@ import (
 func jobID(c echo.Context) (int64, error) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		return 0, Errorf(http.StatusBadRequest, "invalid_path", "job id %q is not a positive number", c.Param("id"))
+		return 0, Errorf(http.StatusBadRequest, api.CodeInvalidPath, "job id %q is not a positive number", c.Param("id"))
 	}
 	return id, nil
 }
@@ -30,7 +31,7 @@ func ownJob(ctx context.Context, db bun.IDB, u *models.User, id int64) (*models.
 		return nil, fromModel(err, fmt.Sprintf("job %d", id))
 	}
 	if j.OwnerID != u.ID && !u.IsAdmin() {
-		return nil, Errorf(http.StatusNotFound, "not_found", "job %d not found", id)
+		return nil, Errorf(http.StatusNotFound, api.CodeNotFound, "job %d not found", id)
 	}
 	return j, nil
 }
@@ -43,7 +44,7 @@ func (h *Handlers) lockOwnJob(ctx context.Context, tx *models.Tx, u *models.User
 		return nil, fromModel(err, fmt.Sprintf("job %d", id))
 	}
 	if j.OwnerID != u.ID && !u.IsAdmin() {
-		return nil, Errorf(http.StatusNotFound, "not_found", "job %d not found", id)
+		return nil, Errorf(http.StatusNotFound, api.CodeNotFound, "job %d not found", id)
 	}
 	return j, nil
 }
@@ -63,14 +64,14 @@ func ownerEmails(ctx context.Context, db bun.IDB) (map[int64]string, error) {
 
 // jobAnswer reloads job id and shapes it, with its owner's email, for an
 // answer.
-func jobAnswer(ctx context.Context, db bun.IDB, id int64, now time.Time) (JobJSON, error) {
+func jobAnswer(ctx context.Context, db bun.IDB, id int64, now time.Time) (api.Job, error) {
 	j, err := models.GetJob(ctx, db, id)
 	if err != nil {
-		return JobJSON{}, err
+		return api.Job{}, err
 	}
 	owner, err := models.GetUser(ctx, db, j.OwnerID)
 	if err != nil {
-		return JobJSON{}, err
+		return api.Job{}, err
 	}
 	return jobJSON(j, owner.Email, now), nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/bookingcsv"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
@@ -61,13 +62,13 @@ func (h *Handlers) adminImport(c echo.Context, dry bool) error {
 		return fail(http.StatusBadRequest, err)
 	}
 	m.Sheet = sheet
-	o := models.ImportOptions{DryRun: dry, CreateUsers: m.CreateUsers, SkipInvalid: m.SkipInvalid, ActorID: userOf(c).ID}
+	o := models.ImportOptions{ImportOptions: api.ImportOptions{DryRun: dry, CreateUsers: m.CreateUsers, SkipInvalid: m.SkipInvalid}, ActorID: userOf(c).ID}
 	res, err := h.importBookings(c.Request().Context(), strings.NewReader(sheet), loc, o)
 	if err != nil {
 		return fail(http.StatusBadRequest, err)
 	}
 	for _, r := range res.Rows {
-		row := views.ImportPreviewRow{Row: r.Line, Status: r.Status, Email: r.Email, GPUs: r.GPUs, Reason: r.Reason}
+		row := views.ImportPreviewRow{Row: r.Row, Status: r.Status, Email: r.Email, GPUs: r.GPUs, Reason: r.Reason}
 		if !r.StartsAt.IsZero() && !r.EndsAt.IsZero() {
 			row.Window = zoneWindow(r.StartsAt, r.EndsAt, loc)
 		}

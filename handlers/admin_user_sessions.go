@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -57,12 +58,12 @@ func (h *Handlers) AdminUserSessionsEnd(c echo.Context) error {
 func (h *Handlers) UserSessionsEnd(c echo.Context) error {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		return Errorf(http.StatusBadRequest, "invalid_id", "id must be a positive user id")
+		return Errorf(http.StatusBadRequest, api.CodeInvalidID, "id must be a positive user id")
 	}
 	n, err := h.endUserSessions(c, id)
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return Errorf(http.StatusNotFound, "not_found", "no user %d", id)
+		return Errorf(http.StatusNotFound, api.CodeNotFound, "no user %d", id)
 	case err != nil:
 		return fmt.Errorf("handlers: end sessions of user %d: %w", id, err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -28,7 +29,7 @@ func (h *Handlers) BookingCancel(c echo.Context) error {
 func bookingID(c echo.Context) (int64, error) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id < 1 {
-		return 0, Errorf(http.StatusBadRequest, "invalid_path", "booking id %q is not a positive number", c.Param("id"))
+		return 0, Errorf(http.StatusBadRequest, api.CodeInvalidPath, "booking id %q is not a positive number", c.Param("id"))
 	}
 	return id, nil
 }

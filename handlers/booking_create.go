@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -16,7 +17,7 @@ import (
 // Idempotency-Key makes retries safe.
 func (h *Handlers) BookingCreate(c echo.Context) error {
 	u := userOf(c)
-	var r BookingRequest
+	var r api.BookingRequest
 	body, err := readJSON(c, &r)
 	if err != nil {
 		return err
@@ -41,7 +42,7 @@ func (h *Handlers) BookingCreate(c echo.Context) error {
 
 // createBooking validates r and creates the booking in tx; API and page
 // share it.
-func (h *Handlers) createBooking(ctx context.Context, tx *models.Tx, u *models.User, r *BookingRequest) (*models.BookingRow, error) {
+func (h *Handlers) createBooking(ctx context.Context, tx *models.Tx, u *models.User, r *api.BookingRequest) (*models.BookingRow, error) {
 	now := h.Now()
 	b, ids, err := bookingFrom(u, r, h.Config.Bookings, now)
 	if err != nil {

@@ -10,12 +10,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
-
-// BookingPatch is the body of PATCH /api/v1/bookings/{id}.
-type BookingPatch = apiclient.BookingPatch
 
 // BookingEdit handles PATCH /api/v1/bookings/{id}: its owner (or an admin,
 // audited) extends, shortens or moves a booking, changes its count, named
@@ -26,7 +23,7 @@ func (h *Handlers) BookingEdit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var p BookingPatch
+	var p api.BookingPatch
 	if err := decodeJSON(c, &p); err != nil {
 		return err
 	}
@@ -39,7 +36,7 @@ func (h *Handlers) BookingEdit(c echo.Context) error {
 
 // editBooking validates p against booking id and applies it in one
 // transaction; the API and the detail page share it.
-func (h *Handlers) editBooking(ctx context.Context, u *models.User, id int64, p *BookingPatch) (*models.BookingRow, error) {
+func (h *Handlers) editBooking(ctx context.Context, u *models.User, id int64, p *api.BookingPatch) (*models.BookingRow, error) {
 	now := h.Now()
 	err := h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
 		_, err := models.EditBooking(ctx, tx, id, u.ID, u.IsAdmin(), func(cur *models.BookingRow) (models.BookingChange, error) {
@@ -59,7 +56,7 @@ func (h *Handlers) editBooking(ctx context.Context, u *models.User, id int64, p 
 
 // bookingChange merges p into cur and checks the result with the rules of
 // creation; a start already past may stay as it is.
-func bookingChange(cur *models.BookingRow, p *BookingPatch, lim BookingLimits, now time.Time) (models.BookingChange, error) {
+func bookingChange(cur *models.BookingRow, p *api.BookingPatch, lim BookingLimits, now time.Time) (models.BookingChange, error) {
 	lim = lim.WithDefaults()
 	ch := models.BookingChange{StartsAt: cur.StartsAt.UTC(), EndsAt: cur.EndsAt.UTC(), GPUCount: cur.GPUCount, GPUIDs: cur.GPUIDs, Note: cur.Note}
 	if p.StartsAt == nil && p.EndsAt == nil && p.GPUCount == nil && p.GPUIDs == nil && p.Note == nil {
@@ -108,18 +105,18 @@ func bookingChange(cur *models.BookingRow, p *BookingPatch, lim BookingLimits, n
 	}
 	switch {
 	case !ch.EndsAt.After(ch.StartsAt):
-		return ch, unprocessable("invalid_window", "ends_at: the booking must end after it starts (%s is not after %s)",
+		return ch, unprocessable(api.CodeInvalidWindow, "ends_at: the booking must end after it starts (%s is not after %s)",
 			ch.EndsAt.Format(time.RFC3339), ch.StartsAt.Format(time.RFC3339))
 	case !ch.EndsAt.After(now):
-		return ch, unprocessable("invalid_window", "ends_at: %s is in the past; to end the booking now, use end", ch.EndsAt.Format(time.RFC3339))
+		return ch, unprocessable(api.CodeInvalidWindow, "ends_at: %s is in the past; to end the booking now, use end", ch.EndsAt.Format(time.RFC3339))
 	case !ch.StartsAt.Equal(cur.StartsAt.UTC()) && ch.StartsAt.Before(now.Add(-bookingStartSlack)):
-		return ch, unprocessable("invalid_window", "starts_at: %s is in the past; move the booking to now or later", ch.StartsAt.Format(time.RFC3339))
+		return ch, unprocessable(api.CodeInvalidWindow, "starts_at: %s is in the past; move the booking to now or later", ch.StartsAt.Format(time.RFC3339))
 	case ch.GPUCount > lim.MaxGPUs:
-		return ch, unprocessable("booking_too_large", "gpu_count: one booking may take at most %d GPUs, this one asks for %d", lim.MaxGPUs, ch.GPUCount)
+		return ch, unprocessable(api.CodeBookingTooLarge, "gpu_count: one booking may take at most %d GPUs, this one asks for %d", lim.MaxGPUs, ch.GPUCount)
 	case ch.StartsAt.After(now.Add(lim.MaxAhead)):
-		return ch, unprocessable("booking_too_far", "starts_at: bookings may start at most %s ahead", humanDuration(lim.MaxAhead))
+		return ch, unprocessable(api.CodeBookingTooFar, "starts_at: bookings may start at most %s ahead", humanDuration(lim.MaxAhead))
 	case ch.EndsAt.Sub(ch.StartsAt) > lim.MaxLength:
-		return ch, unprocessable("booking_too_long", "ends_at: a booking may last at most %s, this one would last %s",
+		return ch, unprocessable(api.CodeBookingTooLong, "ends_at: a booking may last at most %s, this one would last %s",
 			humanDuration(lim.MaxLength), humanDuration(ch.EndsAt.Sub(ch.StartsAt)))
 	}
 	return ch, nil
@@ -130,16 +127,16 @@ func editError(err error) error {
 	var clash *models.ClashError
 	switch {
 	case errors.As(err, &clash):
-		return &APIError{Status: http.StatusConflict, Code: "booking_clash", Err: err,
+		return &APIError{Status: http.StatusConflict, Code: api.CodeBookingClash, Err: err,
 			Message: "cannot change the booking: " + strings.TrimPrefix(clash.Error(), models.ErrBookingClash.Error()+": ")}
 	case errors.Is(err, models.ErrNotOwner):
-		return &APIError{Status: http.StatusForbidden, Code: "forbidden", Err: err, Message: "only its owner or an admin may change a booking"}
+		return &APIError{Status: http.StatusForbidden, Code: api.CodeForbidden, Err: err, Message: "only its owner or an admin may change a booking"}
 	case errors.Is(err, models.ErrBadTransition):
 		msg := err.Error()
 		if i := strings.Index(msg, "booking "); i >= 0 {
 			msg = msg[i:]
 		}
-		return &APIError{Status: http.StatusConflict, Code: "bad_state", Err: err, Message: strings.TrimSuffix(msg, ": "+models.ErrBadTransition.Error())}
+		return &APIError{Status: http.StatusConflict, Code: api.CodeBadState, Err: err, Message: strings.TrimSuffix(msg, ": "+models.ErrBadTransition.Error())}
 	}
 	return bookingError(err)
 }

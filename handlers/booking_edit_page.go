@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
 
@@ -32,7 +33,7 @@ func (h *Handlers) BookingEditPage(c echo.Context) error {
 }
 
 // readEditForm turns the form into a patch, and into the form as filled in.
-func (h *Handlers) readEditForm(c echo.Context, id int64) (*BookingPatch, *views.DetailForm, error) {
+func (h *Handlers) readEditForm(c echo.Context, id int64) (*api.BookingPatch, *views.DetailForm, error) {
 	if ext := c.FormValue("extend"); ext != "" {
 		d, err := time.ParseDuration(ext)
 		if err != nil || d <= 0 {
@@ -43,11 +44,11 @@ func (h *Handlers) readEditForm(c echo.Context, id int64) (*BookingPatch, *views
 			return nil, nil, err
 		}
 		end := b.EndsAt.Add(d)
-		return &BookingPatch{EndsAt: &end}, nil, nil
+		return &api.BookingPatch{EndsAt: &end}, nil, nil
 	}
 	loc := viewerZone(c)
 	f := &views.DetailForm{StartsAt: c.FormValue("starts_at"), EndsAt: c.FormValue("ends_at"), Note: c.FormValue("note")}
-	p := &BookingPatch{Note: &f.Note}
+	p := &api.BookingPatch{Note: &f.Note}
 	from, err := parseZoneTime("From", f.StartsAt, loc)
 	if err != nil {
 		return nil, f, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
@@ -76,10 +77,10 @@ func (h *Handlers) BookingCreatePage(c echo.Context) error {
 
 // readBookingForm reads the form into a request, and into f so that a
 // refused form comes back as it was filled in. Named GPUs win over a count.
-func readBookingForm(c echo.Context, f *views.BookingForm, loc *time.Location) (*BookingRequest, error) {
+func readBookingForm(c echo.Context, f *views.BookingForm, loc *time.Location) (*api.BookingRequest, error) {
 	f.GPUModel, f.Note = strings.TrimSpace(c.FormValue("gpu_model")), c.FormValue("note")
 	f.StartsAt, f.EndsAt = c.FormValue("starts_at"), c.FormValue("ends_at")
-	r := &BookingRequest{GPUModel: f.GPUModel, Note: f.Note}
+	r := &api.BookingRequest{GPUModel: f.GPUModel, Note: f.Note}
 	params, _ := c.FormParams()
 	for _, s := range params["gpu_ids"] {
 		id, err := strconv.ParseInt(s, 10, 64)

@@ -10,18 +10,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/bookingcsv"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
-
-// ImportResponse is the answer of POST /api/v1/bookings/import: per row
-// what was (or, in a dry run, would be) created, or why not. Error and
-// Code are set when nothing was written because of invalid rows.
-type ImportResponse struct {
-	*models.ImportResult
-	Error string `json:"error,omitempty"`
-	Code  string `json:"code,omitempty"`
-}
 
 // BookingImport handles POST /api/v1/bookings/import (admins): the body is
 // the bookings sheet (CSV: email,gpus,gpu_model,node,gpu_ids,start,end,note),
@@ -48,28 +40,28 @@ func (h *Handlers) BookingImport(c echo.Context) error {
 		return err
 	}
 	if !res.DryRun && !res.Written && res.Invalid > 0 && !o.SkipInvalid {
-		return c.JSON(http.StatusUnprocessableEntity, ImportResponse{ImportResult: res, Code: "invalid_rows",
-			Error: importRefusal(res)})
+		res.Error, res.Code = importRefusal(res), api.CodeInvalidRows
+		return c.JSON(http.StatusUnprocessableEntity, res)
 	}
-	return c.JSON(http.StatusOK, ImportResponse{ImportResult: res})
+	return c.JSON(http.StatusOK, res)
 }
 
 // importRefusal says why nothing was written.
-func importRefusal(res *models.ImportResult) string {
+func importRefusal(res *api.ImportReport) string {
 	return fmt.Sprintf("nothing was imported: %d of %d rows are invalid (see rows); fix them, or import with skip_invalid to write the %d valid ones",
 		res.Invalid, len(res.Rows), res.Create)
 }
 
 // importBookings reads the sheet and imports it in one transaction; the
 // API, the admin page and (through the API) the CLI share it.
-func (h *Handlers) importBookings(ctx context.Context, body io.Reader, loc *time.Location, o models.ImportOptions) (*models.ImportResult, error) {
+func (h *Handlers) importBookings(ctx context.Context, body io.Reader, loc *time.Location, o models.ImportOptions) (*api.ImportReport, error) {
 	rows, err := bookingcsv.Read(body, loc)
 	if err != nil {
-		return nil, Errorf(http.StatusBadRequest, "invalid_csv", "the sheet cannot be read: %v", err)
+		return nil, Errorf(http.StatusBadRequest, api.CodeInvalidCSV, "the sheet cannot be read: %v", err)
 	}
 	lim := h.Config.Bookings.WithDefaults()
 	o.MaxGPUs, o.MaxLength, o.MaxAhead = lim.MaxGPUs, lim.MaxLength, lim.MaxAhead
-	var res *models.ImportResult
+	var res *api.ImportReport
 	err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
 		res, err = models.ImportBookings(ctx, tx, rows, o, h.Now())
 		return err

@@ -8,18 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
-// BookingRequest is the body of POST /api/v1/bookings.
-type BookingRequest = apiclient.BookingRequest
-
-// BookingJSON is a booking or hold as the API shows it.
-type BookingJSON = apiclient.Booking
-
-func bookingJSON(b *models.BookingRow, now time.Time) BookingJSON {
-	return BookingJSON{ID: b.ID, Kind: b.Kind, User: b.OwnerEmail, GPUCount: b.GPUCount, GPUModel: b.GPUModel,
+func bookingJSON(b *models.BookingRow, now time.Time) api.Booking {
+	return api.Booking{ID: b.ID, Kind: b.Kind, User: b.OwnerEmail, GPUCount: b.GPUCount, GPUModel: b.GPUModel,
 		GPUIDs: b.GPUIDs, StartsAt: b.StartsAt.UTC(), EndsAt: b.EndsAt.UTC(), Note: b.Note, State: b.State(now), CreatedAt: b.CreatedAt.UTC(),
 		SeriesID: b.SeriesID, Sequence: b.Sequence, UpdatedAt: b.UpdatedAt.UTC()}
 }
@@ -35,7 +29,7 @@ const bookingStartSlack = 5 * time.Minute
 
 // bookingFrom validates r against the limits at now and returns the booking
 // to create and its named GPUs (sorted, without duplicates).
-func bookingFrom(u *models.User, r *BookingRequest, lim BookingLimits, now time.Time) (*models.Booking, []int64, error) {
+func bookingFrom(u *models.User, r *api.BookingRequest, lim BookingLimits, now time.Time) (*models.Booking, []int64, error) {
 	lim = lim.WithDefaults()
 	model, note := strings.TrimSpace(r.GPUModel), strings.TrimSpace(r.Note)
 	ids := slices.Compact(slices.Sorted(slices.Values(r.GPUIDs)))
@@ -62,18 +56,18 @@ func bookingFrom(u *models.User, r *BookingRequest, lim BookingLimits, now time.
 	start, end := r.StartsAt.UTC().Truncate(time.Second), r.EndsAt.UTC().Truncate(time.Second)
 	switch {
 	case !end.After(start):
-		return nil, nil, unprocessable("invalid_window", "the booking must end after it starts (%s is not after %s)",
+		return nil, nil, unprocessable(api.CodeInvalidWindow, "the booking must end after it starts (%s is not after %s)",
 			end.Format(time.RFC3339), start.Format(time.RFC3339))
 	case !end.After(now):
-		return nil, nil, unprocessable("invalid_window", "the booking's window is over: it ended at %s", end.Format(time.RFC3339))
+		return nil, nil, unprocessable(api.CodeInvalidWindow, "the booking's window is over: it ended at %s", end.Format(time.RFC3339))
 	case start.Before(now.Add(-bookingStartSlack)):
-		return nil, nil, unprocessable("invalid_window", "the booking starts in the past (%s); book from now on", start.Format(time.RFC3339))
+		return nil, nil, unprocessable(api.CodeInvalidWindow, "the booking starts in the past (%s); book from now on", start.Format(time.RFC3339))
 	case n > lim.MaxGPUs:
-		return nil, nil, unprocessable("booking_too_large", "one booking may take at most %d GPUs, this one asks for %d", lim.MaxGPUs, n)
+		return nil, nil, unprocessable(api.CodeBookingTooLarge, "one booking may take at most %d GPUs, this one asks for %d", lim.MaxGPUs, n)
 	case start.After(now.Add(lim.MaxAhead)):
-		return nil, nil, unprocessable("booking_too_far", "bookings may start at most %s ahead", humanDuration(lim.MaxAhead))
+		return nil, nil, unprocessable(api.CodeBookingTooFar, "bookings may start at most %s ahead", humanDuration(lim.MaxAhead))
 	case end.Sub(start) > lim.MaxLength:
-		return nil, nil, unprocessable("booking_too_long", "a booking may last at most %s, this one lasts %s", humanDuration(lim.MaxLength), humanDuration(end.Sub(start)))
+		return nil, nil, unprocessable(api.CodeBookingTooLong, "a booking may last at most %s, this one lasts %s", humanDuration(lim.MaxLength), humanDuration(end.Sub(start)))
 	}
 	if start.Before(now) {
 		start = now.UTC().Truncate(time.Second)
@@ -100,13 +94,13 @@ func bookingError(err error) error {
 	}
 	switch {
 	case errors.Is(err, models.ErrBookingClash):
-		return &APIError{Status: http.StatusConflict, Code: "booking_clash", Err: err, Message: "cannot book: " + msg}
+		return &APIError{Status: http.StatusConflict, Code: api.CodeBookingClash, Err: err, Message: "cannot book: " + msg}
 	case errors.Is(err, models.ErrBookingLimit):
-		return &APIError{Status: http.StatusConflict, Code: "booking_limit", Err: err, Message: msg + "; cancel one first"}
+		return &APIError{Status: http.StatusConflict, Code: api.CodeBookingLimit, Err: err, Message: msg + "; cancel one first"}
 	case errors.Is(err, models.ErrBookingGPUs):
-		return &APIError{Status: http.StatusUnprocessableEntity, Code: "no_such_gpus", Err: err, Message: "cannot book: " + msg}
+		return &APIError{Status: http.StatusUnprocessableEntity, Code: api.CodeNoSuchGPUs, Err: err, Message: "cannot book: " + msg}
 	case errors.Is(err, models.ErrNotOwner):
-		return &APIError{Status: http.StatusForbidden, Code: "forbidden", Err: err, Message: "only its owner or an admin may cancel a booking"}
+		return &APIError{Status: http.StatusForbidden, Code: api.CodeForbidden, Err: err, Message: "only its owner or an admin may cancel a booking"}
 	}
 	return fromModel(err, "booking")
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -38,7 +39,7 @@ func (h *Handlers) BookingsList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]BookingJSON, len(rows))
+	out := make([]api.Booking, len(rows))
 	for i := range rows {
 		out[i] = bookingJSON(&rows[i], now)
 	}

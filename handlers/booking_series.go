@@ -10,20 +10,17 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
-
-// SeriesRequest is the body of POST /api/v1/bookings/series.
-type SeriesRequest = apiclient.SeriesRequest
 
 // maxOccurrences bounds one series.
 const maxOccurrences = 60
 
-// seriesClashJSON is the 409 of a series: the clashing occurrences.
+// seriesClashJSON is the 409 of a series: the error body and the
+// clashing occurrences.
 type seriesClashJSON struct {
-	Error   string            `json:"error"`
-	Code    string            `json:"code"`
+	api.Error
 	Clashes []occurrenceClash `json:"clashes"`
 }
 
@@ -40,7 +37,7 @@ type occurrenceClash struct {
 // checked for clashes; nothing is written unless all fit (409 listing the
 // clashing occurrences). 201 with the series id and its bookings.
 func (h *Handlers) BookingSeriesCreate(c echo.Context) error {
-	var r SeriesRequest
+	var r api.SeriesRequest
 	body, err := readJSON(c, &r)
 	if err != nil {
 		return err
@@ -57,7 +54,7 @@ func (h *Handlers) BookingSeriesCreate(c echo.Context) error {
 			if err != nil {
 				return 0, nil, err
 			}
-			res := apiclient.Series{SeriesID: id}
+			res := api.Series{SeriesID: id}
 			for i := range rows {
 				res.Bookings = append(res.Bookings, bookingJSON(&rows[i], h.Now()))
 			}
@@ -73,7 +70,7 @@ func (h *Handlers) BookingSeriesCreate(c echo.Context) error {
 
 // seriesClash is the 409 body listing the clashing occurrences.
 func seriesClash(serr *models.SeriesClashError, rows []models.BookingRow) seriesClashJSON {
-	out := seriesClashJSON{Error: "cannot book the series: " + strings.TrimPrefix(serr.Error(), models.ErrBookingClash.Error()+": "), Code: "booking_clash"}
+	out := seriesClashJSON{Error: api.Error{Message: "cannot book the series: " + strings.TrimPrefix(serr.Error(), models.ErrBookingClash.Error()+": "), Code: api.CodeBookingClash}}
 	for _, o := range serr.Occurrences {
 		occ := occurrenceClash{Occurrence: o.Index, With: o.Clash.Rivals}
 		if o.Index-1 < len(rows) {
@@ -86,7 +83,7 @@ func seriesClash(serr *models.SeriesClashError, rows []models.BookingRow) series
 
 // createSeries validates r and books the series; on a clash it returns the
 // occurrences it tried with the *SeriesClashError.
-func (h *Handlers) createSeries(ctx context.Context, tx *models.Tx, u *models.User, r *SeriesRequest) (int64, []models.BookingRow, error) {
+func (h *Handlers) createSeries(ctx context.Context, tx *models.Tx, u *models.User, r *api.SeriesRequest) (int64, []models.BookingRow, error) {
 	now := h.Now()
 	loc, err := zoneParam("time_zone", r.TimeZone, time.UTC)
 	if err != nil {
@@ -100,7 +97,7 @@ func (h *Handlers) createSeries(ctx context.Context, tx *models.Tx, u *models.Us
 	var ids []int64
 	rows := make([]models.BookingRow, 0, len(windows))
 	for i, w := range windows {
-		req := BookingRequest{GPUCount: r.GPUCount, GPUModel: r.GPUModel, GPUIDs: r.GPUIDs, Note: r.Note, StartsAt: w[0], EndsAt: w[1]}
+		req := api.BookingRequest{GPUCount: r.GPUCount, GPUModel: r.GPUModel, GPUIDs: r.GPUIDs, Note: r.Note, StartsAt: w[0], EndsAt: w[1]}
 		b, gids, err := bookingFrom(u, &req, h.Config.Bookings, now)
 		if err != nil {
 			var apiErr *APIError
@@ -133,7 +130,7 @@ var weekdays = map[string]time.Weekday{"sun": time.Sunday, "mon": time.Monday, "
 // seriesWindows lists the occurrences' windows: on each chosen weekday
 // from first_day to last_day, the local start and end times in loc (so a
 // 09:00 stays 09:00 across a DST change).
-func seriesWindows(r *SeriesRequest, loc *time.Location) ([][2]time.Time, error) {
+func seriesWindows(r *api.SeriesRequest, loc *time.Location) ([][2]time.Time, error) {
 	first, err := time.ParseInLocation("2006-01-02", r.FirstDay, loc)
 	if err != nil {
 		return nil, invalid("first_day", "must be a date like 2026-11-30, got %q", r.FirstDay)
@@ -177,7 +174,7 @@ func seriesWindows(r *SeriesRequest, loc *time.Location) ([][2]time.Time, error)
 			continue
 		}
 		if len(out) == maxOccurrences {
-			return nil, unprocessable("series_too_long", "last_day: a series may have at most %d occurrences", maxOccurrences)
+			return nil, unprocessable(api.CodeSeriesTooLong, "last_day: a series may have at most %d occurrences", maxOccurrences)
 		}
 		start := time.Date(d.Year(), d.Month(), d.Day(), sh, sm, 0, 0, loc)
 		end := time.Date(d.Year(), d.Month(), d.Day(), eh, em, 0, 0, loc)

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // A weekday series keeps its local hours across a DST change: 09:00 in
@@ -15,7 +17,7 @@ func TestSeriesWindowsAcrossDST(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := seriesWindows(&SeriesRequest{FirstDay: "2027-03-25", LastDay: "2027-03-30", Days: []string{"mon", "Thu", "friday"},
+	got, err := seriesWindows(&api.SeriesRequest{FirstDay: "2027-03-25", LastDay: "2027-03-30", Days: []string{"mon", "Thu", "friday"},
 		StartTime: "09:00", EndTime: "18:00"}, loc)
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +30,7 @@ func TestSeriesWindowsAcrossDST(t *testing.T) {
 	if diff := cmp.Diff(want, utc); diff != "" {
 		t.Errorf("occurrences in UTC (-want +got):\n%s", diff)
 	}
-	tests := map[string]SeriesRequest{
+	tests := map[string]api.SeriesRequest{
 		"bad day":        {FirstDay: "2027-03-25", LastDay: "2027-03-30", Days: []string{"funday"}, StartTime: "09:00", EndTime: "10:00"},
 		"last before":    {FirstDay: "2027-03-25", LastDay: "2027-03-20", StartTime: "09:00", EndTime: "10:00"},
 		"bad time":       {FirstDay: "2027-03-25", LastDay: "2027-03-26", StartTime: "9am", EndTime: "10:00"},
@@ -41,7 +43,7 @@ func TestSeriesWindowsAcrossDST(t *testing.T) {
 		}
 	}
 	// An end at or before the start is the next morning.
-	night, _ := seriesWindows(&SeriesRequest{FirstDay: "2027-03-25", LastDay: "2027-03-25", StartTime: "22:00", EndTime: "06:00"}, loc)
+	night, _ := seriesWindows(&api.SeriesRequest{FirstDay: "2027-03-25", LastDay: "2027-03-25", StartTime: "22:00", EndTime: "06:00"}, loc)
 	if len(night) != 1 || night[0][1].Sub(night[0][0]) != 8*time.Hour {
 		t.Errorf("overnight occurrence: %v", night)
 	}

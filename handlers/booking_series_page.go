@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
@@ -54,7 +55,7 @@ func (h *Handlers) BookingSeriesCreatePage(c echo.Context) error {
 	params, _ := c.FormParams()
 	f.GPUModel, f.Note, f.FirstDay, f.LastDay = c.FormValue("gpu_model"), c.FormValue("note"), c.FormValue("first_day"), c.FormValue("last_day")
 	f.StartTime, f.EndTime, f.Days = c.FormValue("start_time"), c.FormValue("end_time"), params["days"]
-	r := &SeriesRequest{GPUModel: f.GPUModel, Note: f.Note, TimeZone: f.Zone, FirstDay: f.FirstDay, LastDay: f.LastDay,
+	r := &api.SeriesRequest{GPUModel: f.GPUModel, Note: f.Note, TimeZone: f.Zone, FirstDay: f.FirstDay, LastDay: f.LastDay,
 		Days: f.Days, StartTime: f.StartTime, EndTime: f.EndTime}
 	if z := c.FormValue("time_zone"); z != "" {
 		r.TimeZone = z

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // CheckParams is middleware that refuses a request whose path parameters,
@@ -32,9 +34,9 @@ func CheckParams(next echo.HandlerFunc) echo.HandlerFunc {
 			if err := r.ParseForm(); err != nil {
 				var big *http.MaxBytesError
 				if errors.As(err, &big) {
-					return Errorf(http.StatusRequestEntityTooLarge, "body_too_large", "the request body is larger than %d bytes", big.Limit)
+					return Errorf(http.StatusRequestEntityTooLarge, api.CodeBodyTooLarge, "the request body is larger than %d bytes", big.Limit)
 				}
-				return Errorf(http.StatusBadRequest, "invalid_form", "the form could not be read: %v", err)
+				return Errorf(http.StatusBadRequest, api.CodeInvalidForm, "the form could not be read: %v", err)
 			}
 			for name, vals := range r.PostForm {
 				rule := ruleFor(name)

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // maxJSONBody caps request bodies of the JSON API.
@@ -41,7 +43,7 @@ func readJSONAs(c echo.Context, v any, base textRule) ([]byte, error) {
 	if ct := r.Header.Get(echo.HeaderContentType); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != echo.MIMEApplicationJSON && !strings.HasSuffix(mt, "+json")) {
-			return nil, Errorf(http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as application/json, not %q", ct)
+			return nil, Errorf(http.StatusUnsupportedMediaType, api.CodeUnsupportedMediaType, "send the body as application/json, not %q", ct)
 		}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), r.Body, maxJSONBody))
@@ -52,15 +54,25 @@ func readJSONAs(c echo.Context, v any, base textRule) ([]byte, error) {
 		return nil, err
 	}
 	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] != '{' {
-		return nil, Errorf(http.StatusBadRequest, "invalid_json", "the body must be a JSON object")
+		return nil, Errorf(http.StatusBadRequest, api.CodeInvalidJSON, "the body must be a JSON object")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if _, _, ok := api.InvalidValue(err); ok {
+			// A priority or duration it cannot read may be bad text: that
+			// answer comes first, as for every other text field.
+			var doc any
+			if json.Unmarshal(body, &doc) == nil {
+				if err := checkText(doc, base); err != nil {
+					return nil, err
+				}
+			}
+		}
 		return nil, jsonError(err)
 	}
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		return nil, Errorf(http.StatusBadRequest, "invalid_json", "the body must hold exactly one JSON object")
+		return nil, Errorf(http.StatusBadRequest, api.CodeInvalidJSON, "the body must hold exactly one JSON object")
 	}
 	if err := checkText(v, base); err != nil {
 		return nil, err
@@ -72,28 +84,31 @@ func jsonError(err error) error {
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	var tooBig *http.MaxBytesError
+	if field, problem, ok := api.InvalidValue(err); ok { // a priority, duration or job id it cannot read
+		return invalid(field, "%s", problem)
+	}
 	switch {
 	case errors.Is(err, io.EOF):
-		return Errorf(http.StatusBadRequest, "invalid_json", "the request body is empty: send a JSON object")
+		return Errorf(http.StatusBadRequest, api.CodeInvalidJSON, "the request body is empty: send a JSON object")
 	case errors.As(err, &syntax):
-		return Errorf(http.StatusBadRequest, "invalid_json", "malformed JSON at byte %d: %v", syntax.Offset, err)
+		return Errorf(http.StatusBadRequest, api.CodeInvalidJSON, "malformed JSON at byte %d: %v", syntax.Offset, err)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return Errorf(http.StatusBadRequest, "invalid_json", "malformed JSON: the body ends too early")
+		return Errorf(http.StatusBadRequest, api.CodeInvalidJSON, "malformed JSON: the body ends too early")
 	case errors.As(err, &typ):
 		field := typ.Field
 		if field == "" {
-			return Errorf(http.StatusBadRequest, "invalid_json", "the body must be a JSON object, not %s", typ.Value)
+			return Errorf(http.StatusBadRequest, api.CodeInvalidJSON, "the body must be a JSON object, not %s", typ.Value)
 		}
-		return Errorf(http.StatusBadRequest, "invalid_field", "field %q must be %s, not %s", field, typ.Type, typ.Value)
+		return Errorf(http.StatusBadRequest, api.CodeInvalidField, "field %q must be %s, not %s", field, typ.Type, typ.Value)
 	case errors.As(err, &tooBig):
-		return Errorf(http.StatusRequestEntityTooLarge, "body_too_large", "the request body is larger than %d bytes", tooBig.Limit)
+		return Errorf(http.StatusRequestEntityTooLarge, api.CodeBodyTooLarge, "the request body is larger than %d bytes", tooBig.Limit)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return Errorf(http.StatusBadRequest, "unknown_field", "unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
+		return Errorf(http.StatusBadRequest, api.CodeUnknownField, "unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
 	}
-	return Errorf(http.StatusBadRequest, "invalid_json", "malformed JSON: %v", err)
+	return Errorf(http.StatusBadRequest, api.CodeInvalidJSON, "malformed JSON: %v", err)
 }
 
 // invalid returns a 400 for a value that decoded but is not acceptable.
 func invalid(field, format string, args ...any) error {
-	return Errorf(http.StatusBadRequest, "invalid_field", "%s: %s", field, fmt.Sprintf(format, args...))
+	return Errorf(http.StatusBadRequest, api.CodeInvalidField, "%s: %s", field, fmt.Sprintf(format, args...))
 }

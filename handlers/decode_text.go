@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // Text checks shared by every decoder of the API: a text field must be valid
@@ -18,7 +20,7 @@ import (
 
 // badText returns the 400 for a text value at field.
 func badText(field, why string) error {
-	return Errorf(http.StatusBadRequest, "invalid_text", "field %q %s", field, why)
+	return Errorf(http.StatusBadRequest, api.CodeInvalidText, "field %q %s", field, why)
 }
 
 // checkBodyText refuses a JSON body that is not valid UTF-8, naming the
@@ -130,7 +132,10 @@ func checkText(v any, base textRule) error {
 	return walkText(reflect.ValueOf(v), "", base)
 }
 
-var rawMessageType = reflect.TypeFor[json.RawMessage]()
+var (
+	rawMessageType = reflect.TypeFor[json.RawMessage]()
+	marshalerType  = reflect.TypeFor[json.Marshaler]()
+)
 
 // ruleAt is the rule of the field at path under base.
 func ruleAt(path string, base textRule) textRule {
@@ -141,6 +146,14 @@ func ruleAt(path string, base textRule) textRule {
 }
 
 func walkText(v reflect.Value, path string, base textRule) error {
+	if v.Kind() == reflect.Struct && v.Type().Implements(marshalerType) {
+		// A value with its own spelling (api.JobRef): check what it reads as.
+		b, err := v.Interface().(json.Marshaler).MarshalJSON()
+		if err != nil {
+			return nil
+		}
+		return walkText(reflect.ValueOf(json.RawMessage(b)), path, base)
+	}
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {

@@ -10,24 +10,25 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // decodeTargets are the request types of the JSON API's decoders.
 var decodeTargets = map[string]func() any{
-	"job spec":        func() any { return new(JobSpec) },
-	"booking":         func() any { return new(BookingRequest) },
-	"allocate":        func() any { return new(allocateBody) },
-	"release":         func() any { return new(releaseBody) },
-	"hold":            func() any { return new(apiclient.HoldRequest) },
-	"command result":  func() any { return new(apiclient.CommandResult) },
-	"heartbeat":       func() any { return new(apiclient.HeartbeatRequest) },
-	"lease":           func() any { return new(apiclient.NodeLeaseRequest) },
-	"register":        func() any { return new(apiclient.RegisterNodeRequest) },
-	"job exit":        func() any { return new(apiclient.JobExit) },
-	"log chunk":       func() any { return new(apiclient.LogChunk) },
+	"job spec":        func() any { return new(api.SubmitRequest) },
+	"booking":         func() any { return new(api.BookingRequest) },
+	"allocate":        func() any { return new(api.AllocateRequest) },
+	"release":         func() any { return new(api.ReleaseRequest) },
+	"renew":           func() any { return new(api.RenewRequest) },
+	"hold":            func() any { return new(api.HoldRequest) },
+	"command result":  func() any { return new(api.CommandResult) },
+	"heartbeat":       func() any { return new(api.HeartbeatRequest) },
+	"lease":           func() any { return new(api.NodeLeaseRequest) },
+	"register":        func() any { return new(api.RegisterNodeRequest) },
+	"job exit":        func() any { return new(api.JobExit) },
+	"log chunk":       func() any { return new(api.LogChunk) },
 	"policy":          func() any { return new(policyBody) },
-	"priority":        func() any { return new(priorityBody) },
+	"priority":        func() any { return new(api.PriorityRequest) },
 	"scoring observe": func() any { return new(ObserveRequest) },
 	"scoring score":   func() any { return new(ScoreRequest) },
 }
@@ -53,6 +54,7 @@ func TestDecodeRefusesBadText(t *testing.T) {
 		{"invalid UTF-8 in a nested value", "{\"gpus\":[{\"uuid\":\"ok\"},{\"uuid\":\"\xc3\"}]}", "heartbeat", "gpus[1].uuid"},
 		{"invalid UTF-8 in a key", "{\"gpu_count\":1,\"env\":{\"\xfe\":\"x\"}}", "job spec", "env.\ufffd"},
 		{"NUL in a hostname", `{"hostname":"\u0000"}`, "register", "hostname"},
+		{"NUL in a lease's own job_id", `{"job_id":"a\u0000b"}`, "release", "job_id"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,14 +155,14 @@ func TestDecodeTextRules(t *testing.T) {
 		"CR in a scoring job type": {body: `{"job_type":"a\rb"}`, target: "scoring score", field: "job_type"},
 		"a command over lines": {body: `{"gpu_count":1,"command":"cd /w\r\npython a.py\rpython\tb.py\n"}`, target: "job spec",
 			check: func(v any) string {
-				if got := v.(*JobSpec).Command; got != "cd /w\npython a.py\npython\tb.py\n" {
+				if got := v.(*api.SubmitRequest).Command; got != "cd /w\npython a.py\npython\tb.py\n" {
 					return fmt.Sprintf("command %q", got)
 				}
 				return ""
 			}},
 		"an env value over lines": {body: `{"gpu_count":1,"env":{"PEM":"a\r\nb"}}`, target: "job spec",
 			check: func(v any) string {
-				if got := v.(*JobSpec).Env["PEM"]; got != "a\nb" {
+				if got := v.(*api.SubmitRequest).Env["PEM"]; got != "a\nb" {
 					return fmt.Sprintf("env %q", got)
 				}
 				return ""

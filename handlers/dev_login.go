@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
@@ -19,7 +20,7 @@ import (
 // itself comes from loopback.
 func (h *Handlers) DevLogin(c echo.Context) error {
 	if !h.Config.DevLogin || !isLoopback(c.Request().RemoteAddr) {
-		return Errorf(http.StatusForbidden, "dev_login_disabled", "the dev sign-in only works with serve --dev on a loopback address")
+		return Errorf(http.StatusForbidden, api.CodeDevLoginDisabled, "the dev sign-in only works with serve --dev on a loopback address")
 	}
 	next := safeNext(c.FormValue("next"))
 	email, err := models.NormalizeEmail(c.FormValue("email"))

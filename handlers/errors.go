@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -31,21 +32,21 @@ func Errorf(status int, code, format string, args ...any) *APIError {
 
 // Common errors.
 var (
-	ErrUnauthorized = &APIError{Status: http.StatusUnauthorized, Code: "unauthorized", Message: "missing, invalid or revoked API token: send Authorization: Bearer <token>"}
-	ErrForbidden    = &APIError{Status: http.StatusForbidden, Code: "forbidden", Message: "you are not allowed to do this"}
+	ErrUnauthorized = &APIError{Status: http.StatusUnauthorized, Code: api.CodeUnauthorized, Message: "missing, invalid or revoked API token: send Authorization: Bearer <token>"}
+	ErrForbidden    = &APIError{Status: http.StatusForbidden, Code: api.CodeForbidden, Message: "you are not allowed to do this"}
 )
 
 // fromModel maps well-known model errors to API errors; others become 500s.
 func fromModel(err error, what string) error {
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return &APIError{Status: http.StatusNotFound, Code: "not_found", Message: what + " not found", Err: err}
+		return &APIError{Status: http.StatusNotFound, Code: api.CodeNotFound, Message: what + " not found", Err: err}
 	case errors.Is(err, models.ErrConflict):
-		return &APIError{Status: http.StatusConflict, Code: "conflict", Message: what + " already exists", Err: err}
+		return &APIError{Status: http.StatusConflict, Code: api.CodeConflict, Message: what + " already exists", Err: err}
 	case errors.Is(err, models.ErrGPUTaken):
-		return &APIError{Status: http.StatusConflict, Code: "gpu_taken", Message: "a requested GPU is already allocated", Err: err}
+		return &APIError{Status: http.StatusConflict, Code: api.CodeGPUTaken, Message: "a requested GPU is already allocated", Err: err}
 	case errors.Is(err, models.ErrBadTransition):
-		return &APIError{Status: http.StatusConflict, Code: "bad_state", Message: err.Error(), Err: err}
+		return &APIError{Status: http.StatusConflict, Code: api.CodeBadState, Message: err.Error(), Err: err}
 	}
 	return err
 }

@@ -10,34 +10,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
-
-// allocateBody is the body of POST /cluster/gpu-allocate: the design's
-// {job_id, gpu_count, memory_gb} plus what a lease needs.
-type allocateBody struct {
-	JobID             string          `json:"job_id"` // the caller's own name for the work
-	GPUCount          *int            `json:"gpu_count"`
-	MemoryGB          *float64        `json:"memory_gb"`
-	GPUModel          string          `json:"gpu_model"`
-	Priority          json.RawMessage `json:"priority"`
-	EstimatedDuration json.RawMessage `json:"estimated_duration"`
-	Name              string          `json:"name"`
-	AllowMultiNode    bool            `json:"allow_multi_node"`
-	TimeoutS          *float64        `json:"timeout_s"` // how long to block for the GPUs (default 30, 0: don't)
-	TTLS              *int64          `json:"ttl_s"`     // lease lifetime once granted (default and cap: the policy's leases section)
-}
-
-// AllocationJSON answers a granted allocation.
-type AllocationJSON struct {
-	ID                 int64              `json:"id"`
-	JobID              string             `json:"job_id,omitempty"`
-	State              string             `json:"state"`
-	GPUs               []AllocatedGPUJSON `json:"gpus"`
-	CUDAVisibleDevices string             `json:"cuda_visible_devices"`
-	Node               string             `json:"node,omitempty"`
-	LeaseExpiresAt     *time.Time         `json:"lease_expires_at,omitempty"`
-}
 
 const maxAllocateWait = 10 * time.Minute
 
@@ -52,7 +27,7 @@ const maxAllocateWait = 10 * time.Minute
 // confirm_within.
 func (h *Handlers) GPUAllocate(c echo.Context) error {
 	u := userOf(c)
-	var b allocateBody
+	var b api.AllocateRequest
 	body, err := readJSON(c, &b)
 	if err != nil {
 		return err
@@ -80,10 +55,10 @@ func (h *Handlers) GPUAllocate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	spec := JobSpec{GPUCount: b.GPUCount, MemoryGB: b.MemoryGB, GPUModel: b.GPUModel, Priority: b.Priority,
+	spec := api.SubmitRequest{GPUCount: b.GPUCount, MemoryGB: b.MemoryGB, GPUModel: b.GPUModel, Priority: b.Priority,
 		EstimatedDuration: b.EstimatedDuration, Name: strings.TrimSpace(b.Name), AllowMultiNode: b.AllowMultiNode,
 		Executor: models.ExecutorLease}
-	job, err := spec.toJob(u, cp, h.CanRun)
+	job, err := jobFrom(&spec, u, cp, h.CanRun)
 	if err != nil {
 		return err
 	}
@@ -135,7 +110,7 @@ func (h *Handlers) awaitGrant(c echo.Context, id int64, wait time.Duration, even
 		case j.State == models.JobRunning:
 			return h.granted(c, j)
 		case models.IsTerminal(j.State):
-			return Errorf(http.StatusConflict, "bad_state", "job %d ended before it got GPUs (%s)", id, j.State)
+			return Errorf(http.StatusConflict, api.CodeBadState, "job %d ended before it got GPUs (%s)", id, j.State)
 		}
 		select {
 		case <-events:
@@ -156,17 +131,17 @@ func (h *Handlers) granted(c echo.Context, j *models.Job) error {
 		return err
 	}
 	if j.State != models.JobRunning { // released or expired since it was read
-		return Errorf(http.StatusConflict, "bad_state", "job %d ended before its grant could be answered (%s)", j.ID, j.State)
+		return Errorf(http.StatusConflict, api.CodeBadState, "job %d ended before its grant could be answered (%s)", j.ID, j.State)
 	}
 	gpus, err := models.JobGPUs(ctx, h.DB.Bun, j.ID)
 	if err != nil {
 		return err
 	}
-	out := AllocationJSON{ID: j.ID, JobID: j.ClientRef, State: j.State, GPUs: []AllocatedGPUJSON{}, LeaseExpiresAt: j.LeaseExpiresAt}
+	out := api.Allocation{ID: j.ID, JobID: j.ClientRef, State: j.State, GPUs: []api.AllocatedGPU{}, LeaseExpiresAt: j.LeaseExpiresAt}
 	idx := make([]string, 0, len(gpus))
 	nodes := map[string]bool{}
 	for _, g := range gpus {
-		out.GPUs = append(out.GPUs, AllocatedGPUJSON{Node: g.NodeName, Index: g.Index, UUID: g.UUID, Model: g.Model})
+		out.GPUs = append(out.GPUs, api.AllocatedGPU{Node: g.NodeName, Index: g.Index, UUID: g.UUID, Model: g.Model})
 		idx = append(idx, fmt.Sprint(g.Index))
 		nodes[g.NodeName] = true
 	}
@@ -184,8 +159,5 @@ func (h *Handlers) stillWaiting(c echo.Context, j *models.Job) error {
 	}
 	poll := fmt.Sprintf("/api/v1/jobs/%d", j.ID)
 	c.Response().Header().Set(echo.HeaderLocation, poll)
-	return c.JSON(http.StatusAccepted, struct {
-		JobJSON
-		Poll string `json:"poll"`
-	}{jobJSON(j, owner.Email, h.Now()), poll})
+	return c.JSON(http.StatusAccepted, api.AllocationPending{Job: jobJSON(j, owner.Email, h.Now()), Poll: poll})
 }

@@ -2,33 +2,26 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
-
-// releaseBody is the body of POST /cluster/gpu-release: {job_id}, the
-// numeric id this API gave, or the caller's own job_id of a running lease.
-type releaseBody struct {
-	JobID json.RawMessage `json:"job_id"`
-}
 
 // GPURelease handles POST /api/v1/cluster/gpu-release: end a lease and free
 // its GPUs. Releasing a lease that already ended answers 200 with it, so a
 // retry is harmless.
 func (h *Handlers) GPURelease(c echo.Context) error {
-	var b releaseBody
+	var b api.ReleaseRequest
 	if err := decodeJSON(c, &b); err != nil {
 		return err
 	}
 	u := userOf(c)
-	var out JobJSON
+	var out api.Job
 	err := h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
 		found, err := h.leaseJob(ctx, tx, u, b.JobID)
 		if err != nil {
@@ -39,7 +32,7 @@ func (h *Handlers) GPURelease(c echo.Context) error {
 			return err
 		}
 		if j.Executor != models.ExecutorLease {
-			return Errorf(http.StatusConflict, "not_a_lease", "job %d runs on the %s executor; cancel it with DELETE /api/v1/queue/%d", j.ID, j.Executor, j.ID)
+			return Errorf(http.StatusConflict, api.CodeNotALease, "job %d runs on the %s executor; cancel it with DELETE /api/v1/queue/%d", j.ID, j.Executor, j.ID)
 		}
 		now := h.Now()
 		reason := "released by " + u.Email
@@ -61,25 +54,16 @@ func (h *Handlers) GPURelease(c echo.Context) error {
 
 // leaseJob finds the job a release names: a number is our id; a string is
 // our id in text or the caller's client reference (newest live one).
-func (h *Handlers) leaseJob(ctx context.Context, tx *models.Tx, u *models.User, raw json.RawMessage) (*models.Job, error) {
-	var id int64
-	var ref string
-	if err := json.Unmarshal(raw, &id); err == nil && id <= 0 {
-		return nil, invalid("job_id", "must be a positive id, not %d", id)
-	} else if err != nil {
-		if err := json.Unmarshal(raw, &ref); err != nil || ref == "" {
-			return nil, invalid("job_id", "required: the id gpu-allocate answered, or your own job_id")
-		}
-		if n, err := strconv.ParseInt(ref, 10, 64); err == nil {
-			id = n
-		}
+func (h *Handlers) leaseJob(ctx context.Context, tx *models.Tx, u *models.User, ref api.JobRef) (*models.Job, error) {
+	switch {
+	case ref.IsZero():
+		return nil, invalid("job_id", "required: the id gpu-allocate answered, or your own job_id")
+	case ref.ID > 0:
+		return ownJob(ctx, tx, u, ref.ID)
 	}
-	if id > 0 {
-		return ownJob(ctx, tx, u, id)
-	}
-	j, err := models.LeaseByClientRef(ctx, tx, u.ID, ref)
+	j, err := models.LeaseByClientRef(ctx, tx, u.ID, ref.Ref)
 	if err != nil {
-		return nil, fromModel(err, "lease "+ref)
+		return nil, fromModel(err, "lease "+ref.Ref)
 	}
 	return j, nil
 }

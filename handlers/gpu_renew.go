@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,16 +9,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
-
-// renewBody is the body of POST /cluster/gpu-renew: {job_id, ttl_s}; job_id
-// as gpu-release takes it, ttl_s at most the policy's cap (default: the
-// lease's own TTL).
-type renewBody struct {
-	JobID json.RawMessage `json:"job_id"`
-	TTLS  *int64          `json:"ttl_s"`
-}
 
 // GPURenew handles POST /api/v1/cluster/gpu-renew (the lease's owner, or an
 // admin): a granted lease runs for ttl_s more from now (and counts as
@@ -27,7 +19,7 @@ type renewBody struct {
 // node agent watches is renewed by that agent while its process lives; an
 // ended lease cannot be renewed (409).
 func (h *Handlers) GPURenew(c echo.Context) error {
-	var b renewBody
+	var b api.RenewRequest
 	if err := decodeJSON(c, &b); err != nil {
 		return err
 	}
@@ -40,7 +32,7 @@ func (h *Handlers) GPURenew(c echo.Context) error {
 		return err
 	}
 	u := userOf(c)
-	var out JobJSON
+	var out api.Job
 	err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
 		found, err := h.leaseJob(ctx, tx, u, b.JobID)
 		if err != nil {
@@ -52,11 +44,11 @@ func (h *Handlers) GPURenew(c echo.Context) error {
 		}
 		switch {
 		case j.Executor != models.ExecutorLease:
-			return Errorf(http.StatusConflict, "not_a_lease", "job %d runs on the %s executor; only leases (gpu-allocate) have a TTL to renew", j.ID, j.Executor)
+			return Errorf(http.StatusConflict, api.CodeNotALease, "job %d runs on the %s executor; only leases (gpu-allocate) have a TTL to renew", j.ID, j.Executor)
 		case j.AgentWatched():
-			return Errorf(http.StatusConflict, "watched_lease", "lease %d is held by process %d on its node, whose agent renews it while the process runs", j.ID, *j.LeasePID)
+			return Errorf(http.StatusConflict, api.CodeWatchedLease, "lease %d is held by process %d on its node, whose agent renews it while the process runs", j.ID, *j.LeasePID)
 		case models.IsTerminal(j.State):
-			return Errorf(http.StatusConflict, "bad_state", "lease %d already ended (%s); ask for GPUs again with POST /api/v1/cluster/gpu-allocate", j.ID, j.State)
+			return Errorf(http.StatusConflict, api.CodeBadState, "lease %d already ended (%s); ask for GPUs again with POST /api/v1/cluster/gpu-allocate", j.ID, j.State)
 		}
 		fallback := time.Duration(leases.DefaultTTL)
 		if j.LeaseTTLS != nil {
@@ -66,7 +58,7 @@ func (h *Handlers) GPURenew(c echo.Context) error {
 		now := h.Now()
 		if err := h.Lifecycle.RenewLease(ctx, tx, j, ttl, now); err != nil {
 			if errors.Is(err, models.ErrJobEnded) {
-				return Errorf(http.StatusConflict, "bad_state", "lease %d already ended", j.ID)
+				return Errorf(http.StatusConflict, api.CodeBadState, "lease %d already ended", j.ID)
 			}
 			return err
 		}

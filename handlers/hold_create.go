@@ -10,7 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -27,7 +27,7 @@ const (
 // per-user limit and the GPU caps; Idempotency-Key makes retries safe.
 func (h *Handlers) HoldCreate(c echo.Context) error {
 	u := userOf(c)
-	var b apiclient.HoldRequest
+	var b api.HoldRequest
 	body, err := readJSON(c, &b)
 	if err != nil {
 		return err
@@ -63,7 +63,7 @@ func (h *Handlers) HoldCreate(c echo.Context) error {
 }
 
 // holdFrom validates a hold request against the cluster and the TTL.
-func (h *Handlers) holdFrom(u *models.User, b *apiclient.HoldRequest, cp models.Capacity) (*models.Hold, error) {
+func (h *Handlers) holdFrom(u *models.User, b *api.HoldRequest, cp models.Capacity) (*models.Hold, error) {
 	n, model, mem := b.GPUCount, strings.TrimSpace(b.GPUModel), 0.0
 	if n < 0 {
 		return nil, invalid("gpu_count", "must be positive, not %d", n)
@@ -84,8 +84,8 @@ func (h *Handlers) holdFrom(u *models.User, b *apiclient.HoldRequest, cp models.
 	if mem != 0 {
 		gb = &mem
 	}
-	spec := JobSpec{GPUCount: &n, GPUModel: model, MemoryGB: gb, Executor: models.ExecutorLease}
-	j, err := spec.toJob(u, cp, func(string) bool { return true })
+	spec := api.SubmitRequest{GPUCount: &n, GPUModel: model, MemoryGB: gb, Executor: models.ExecutorLease}
+	j, err := jobFrom(&spec, u, cp, func(string) bool { return true })
 	if err != nil {
 		return nil, err
 	}
@@ -129,11 +129,11 @@ func (h *Handlers) holdLimit() int {
 func holdError(err error) error {
 	switch {
 	case errors.Is(err, models.ErrHoldLimit):
-		return &APIError{Status: http.StatusConflict, Code: "hold_limit", Err: err,
+		return &APIError{Status: http.StatusConflict, Code: api.CodeHoldLimit, Err: err,
 			Message: "you already have as many live holds as allowed; cancel one (DELETE /api/v1/holds/{id}) or wait for it to end"}
 	case errors.Is(err, models.ErrHoldQuota):
 		_, msg, _ := strings.Cut(err.Error(), ": ")
-		return &APIError{Status: http.StatusConflict, Code: "quota_exceeded", Err: err, Message: "a hold counts against your GPU cap: " + msg}
+		return &APIError{Status: http.StatusConflict, Code: api.CodeQuotaExceeded, Err: err, Message: "a hold counts against your GPU cap: " + msg}
 	}
 	return err
 }

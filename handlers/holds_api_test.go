@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -27,7 +27,7 @@ func TestHoldKeepsGPUsForOwnerNextLease(t *testing.T) {
 	ana, _ := s.UserToken(t, models.RoleMember)
 	bo, _ := s.UserToken(t, models.RoleMember)
 
-	h := createHold(t, s, apiclient.AllocatePath, ana, agentBody)
+	h := createHold(t, s, api.AllocatePath, ana, agentBody)
 	if h.GPUCount != 2 || h.Monitor != "training_log_monitor" || h.JobType != "TRAINING" || h.MinMemoryGB != 16 {
 		t.Fatalf("hold %+v", h)
 	}
@@ -39,7 +39,7 @@ func TestHoldKeepsGPUsForOwnerNextLease(t *testing.T) {
 	if st != http.StatusAccepted {
 		t.Fatalf("bo's lease should wait: %d %s", st, b)
 	}
-	boJob := decode[apiclient.Job](t, b).ID
+	boJob := decode[api.Job](t, b).ID
 	waitFor(t, "bo's lease explained by the hold", func() bool {
 		j := job(t, s, bo, boJob)
 		return j.ReasonCode == "booked" && strings.Contains(j.Reason, "held by")
@@ -98,7 +98,7 @@ func TestHoldValidation(t *testing.T) {
 			}
 		})
 	}
-	if st, b := s.Do(t, "POST", apiclient.AllocatePath, "", `{}`); st != http.StatusUnauthorized {
+	if st, b := s.Do(t, "POST", api.AllocatePath, "", `{}`); st != http.StatusUnauthorized {
 		t.Fatalf("no token: %d %s", st, b)
 	}
 	if n := len(holds(t, s, ana)); n != 0 {
@@ -134,18 +134,18 @@ func TestHoldIdempotencyKey(t *testing.T) {
 	t.Parallel()
 	s := holdServer(t, 8)
 	ana, _ := s.UserToken(t, models.RoleMember)
-	st1, _, b1 := doKey(t, s, "POST", apiclient.AllocatePath, ana, "k1", `{"monitor":"m"}`)
-	st2, hdr, b2 := doKey(t, s, "POST", apiclient.AllocatePath, ana, "k1", `{"monitor":"m"}`)
+	st1, _, b1 := doKey(t, s, "POST", api.AllocatePath, ana, "k1", `{"monitor":"m"}`)
+	st2, hdr, b2 := doKey(t, s, "POST", api.AllocatePath, ana, "k1", `{"monitor":"m"}`)
 	if st1 != http.StatusAccepted || st2 != http.StatusAccepted || hdr.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("retry: %d then %d (replayed %q)", st1, st2, hdr.Get("Idempotent-Replayed"))
 	}
-	if diff := cmp.Diff(decode[apiclient.Hold](t, b1), decode[apiclient.Hold](t, b2)); diff != "" {
+	if diff := cmp.Diff(decode[api.Hold](t, b1), decode[api.Hold](t, b2)); diff != "" {
 		t.Fatalf("replayed answer differs (-first +retry):\n%s", diff)
 	}
 	if n := len(holds(t, s, ana)); n != 1 {
 		t.Fatalf("%d holds after a retried request, want 1", n)
 	}
-	st, _, b := doKey(t, s, "POST", apiclient.AllocatePath, ana, "k1", `{"monitor":"other"}`)
+	st, _, b := doKey(t, s, "POST", api.AllocatePath, ana, "k1", `{"monitor":"other"}`)
 	if _, code := testserver.APIError(t, b); st != http.StatusUnprocessableEntity || code != "idempotency_key_reused" {
 		t.Fatalf("key reused with another body: %d %s", st, b)
 	}

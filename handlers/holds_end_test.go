@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -22,14 +22,14 @@ func TestHoldCancel(t *testing.T) {
 	if st != http.StatusAccepted {
 		t.Fatalf("bo's lease should wait: %d %s", st, b)
 	}
-	boJob := decode[apiclient.Job](t, b).ID
+	boJob := decode[api.Job](t, b).ID
 
 	path := fmt.Sprintf("/api/v1/holds/%d", h.ID)
 	if st, b := s.Do(t, "DELETE", path, bo, ""); st != http.StatusNotFound {
 		t.Fatalf("bo cancels ana's hold: %d %s", st, b)
 	}
 	st, b = s.Do(t, "DELETE", path, ana, "")
-	if st != http.StatusOK || decode[apiclient.Hold](t, b).State != "canceled" {
+	if st != http.StatusOK || decode[api.Hold](t, b).State != "canceled" {
 		t.Fatalf("cancel: %d %s", st, b)
 	}
 	st, b = s.Do(t, "DELETE", path, ana, "")
@@ -54,7 +54,7 @@ func TestHoldExpiresAndCounts(t *testing.T) {
 	if st != http.StatusAccepted {
 		t.Fatalf("bo's lease should wait: %d %s", st, b)
 	}
-	boJob := decode[apiclient.Job](t, b).ID
+	boJob := decode[api.Job](t, b).ID
 	waitFor(t, "the hold to expire and bo's lease to start", func() bool {
 		return holds(t, s, ana)[h.ID].State == "expired" && job(t, s, bo, boJob).State == models.JobRunning
 	})
@@ -66,7 +66,7 @@ func TestHoldExpiresAndCounts(t *testing.T) {
 	if st != http.StatusOK {
 		t.Fatalf("stats: %d %s", st, b)
 	}
-	stats := decode[apiclient.HoldStats](t, b)
+	stats := decode[api.HoldStats](t, b)
 	if len(stats.Users) != 1 {
 		t.Fatalf("stats %+v", stats)
 	}

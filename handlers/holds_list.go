@@ -6,7 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -33,7 +33,7 @@ func (h *Handlers) HoldsList(c echo.Context) error {
 		return err
 	}
 	emails := map[int64]string{u.ID: u.Email}
-	out := apiclient.Holds{Holds: make([]apiclient.Hold, 0, len(hs))}
+	out := api.Holds{Holds: make([]api.Hold, 0, len(hs))}
 	for i := range hs {
 		email, ok := emails[hs[i].UserID]
 		if !ok {

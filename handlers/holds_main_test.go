@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testdb"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 )
@@ -20,9 +20,9 @@ func holdServer(t *testing.T, gpus int) *testserver.Server {
 	t.Helper()
 	s := testserver.New(t)
 	nodeTok, _ := s.NodeToken(t, "gpu-a")
-	req := apiclient.RegisterNodeRequest{Hostname: "gpu-a.lab", AgentVersion: "1.0"}
+	req := api.RegisterNodeRequest{Hostname: "gpu-a.lab", AgentVersion: "1.0"}
 	for i := range gpus {
-		req.GPUs = append(req.GPUs, apiclient.NodeGPU{Index: i, UUID: fmt.Sprintf("GPU-a-%d", i), Model: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559})
+		req.GPUs = append(req.GPUs, api.NodeGPU{Index: i, UUID: fmt.Sprintf("GPU-a-%d", i), Model: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559})
 	}
 	b, _ := json.Marshal(req)
 	if st, body := s.Do(t, "POST", "/api/v1/nodes/register", nodeTok, string(b)); st != http.StatusOK {
@@ -66,13 +66,13 @@ func decode[T any](t *testing.T, body []byte) T {
 }
 
 // createHold posts body to path and wants a 202 with an active hold.
-func createHold(t *testing.T, s *testserver.Server, path, token, body string) apiclient.Hold {
+func createHold(t *testing.T, s *testserver.Server, path, token, body string) api.Hold {
 	t.Helper()
 	st, b := s.Do(t, "POST", path, token, body)
 	if st != http.StatusAccepted {
 		t.Fatalf("create hold: %d %s", st, b)
 	}
-	h := decode[apiclient.Hold](t, b)
+	h := decode[api.Hold](t, b)
 	if h.State != "active" || h.ID == 0 {
 		t.Fatalf("new hold %+v", h)
 	}
@@ -80,27 +80,27 @@ func createHold(t *testing.T, s *testserver.Server, path, token, body string) ap
 }
 
 // holds lists the caller's holds by id.
-func holds(t *testing.T, s *testserver.Server, token string) map[int64]apiclient.Hold {
+func holds(t *testing.T, s *testserver.Server, token string) map[int64]api.Hold {
 	t.Helper()
 	st, b := s.Do(t, "GET", "/api/v1/holds?all=true", token, "")
 	if st != http.StatusOK {
 		t.Fatalf("list holds: %d %s", st, b)
 	}
-	out := map[int64]apiclient.Hold{}
-	for _, h := range decode[apiclient.Holds](t, b).Holds {
+	out := map[int64]api.Hold{}
+	for _, h := range decode[api.Holds](t, b).Holds {
 		out[h.ID] = h
 	}
 	return out
 }
 
 // job returns a job as GET /api/v1/jobs/{id} shows it.
-func job(t *testing.T, s *testserver.Server, token string, id int64) apiclient.Job {
+func job(t *testing.T, s *testserver.Server, token string, id int64) api.Job {
 	t.Helper()
 	st, b := s.Do(t, "GET", fmt.Sprintf("/api/v1/jobs/%d", id), token, "")
 	if st != http.StatusOK {
 		t.Fatalf("job %d: %d %s", id, st, b)
 	}
-	return decode[apiclient.Job](t, b)
+	return decode[api.Job](t, b)
 }
 
 // waitFor polls cond until it holds, failing the test after 15 s.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -26,9 +26,9 @@ func (h *Handlers) HoldsStats(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := apiclient.HoldStats{Since: since, Users: make([]apiclient.HoldStat, 0, len(rows))}
+	out := api.HoldStats{Since: since, Users: make([]api.HoldStat, 0, len(rows))}
 	for _, r := range rows {
-		out.Users = append(out.Users, apiclient.HoldStat{UserID: r.UserID, Email: r.Email, Total: r.Total, Active: r.Active,
+		out.Users = append(out.Users, api.HoldStat{UserID: r.UserID, Email: r.Email, Total: r.Total, Active: r.Active,
 			Consumed: r.Consumed, Expired: r.Expired, Canceled: r.Canceled, HitRate: r.HitRate, HeldIdleS: r.HeldIdleS})
 	}
 	return c.JSON(http.StatusOK, out)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -23,13 +24,13 @@ func idempotent(c echo.Context, tx *models.Tx, body []byte, do func(ctx context.
 		return do(ctx)
 	}
 	if len(key) > 255 {
-		return 0, nil, Errorf(http.StatusBadRequest, "invalid_header", "Idempotency-Key is at most 255 characters")
+		return 0, nil, Errorf(http.StatusBadRequest, api.CodeInvalidHeader, "Idempotency-Key is at most 255 characters")
 	}
 	u := userOf(c)
 	sum := sha256.Sum256(body)
 	prev, err := models.ClaimIdempotencyKey(ctx, tx, u.ID, key, c.Path(), sum[:])
 	if errors.Is(err, models.ErrIdempotencyMismatch) {
-		return 0, nil, Errorf(http.StatusUnprocessableEntity, "idempotency_key_reused",
+		return 0, nil, Errorf(http.StatusUnprocessableEntity, api.CodeIdempotencyKeyReused,
 			"this Idempotency-Key was already used with a different request; use a new key for a new request")
 	}
 	if err != nil {

@@ -6,27 +6,20 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
 // JobDetailJSON is the body of GET /api/v1/jobs/{id}.
 type JobDetailJSON struct {
-	JobJSON
+	api.Job
 	// RestartCount is how many times the job was stopped and put back in
 	// the queue (preempted, or requeued after its node was lost): the
 	// GPUSCHED_RESTART_COUNT its next (or current) run sees, so that run
 	// is attempt RestartCount+1.
 	RestartCount int                `json:"restart_count"`
 	Events       []models.JobEvent  `json:"events"`
-	GPUs         []AllocatedGPUJSON `json:"gpus"`
-}
-
-// AllocatedGPUJSON is one GPU a job holds.
-type AllocatedGPUJSON struct {
-	Node  string `json:"node"`
-	Index int    `json:"index"`
-	UUID  string `json:"uuid"`
-	Model string `json:"model"`
+	GPUs         []api.AllocatedGPU `json:"gpus"`
 }
 
 // JobGet handles GET /api/v1/jobs/{id}: the job, its state timeline, its
@@ -69,9 +62,9 @@ func (h *Handlers) jobDetail(c echo.Context, j *models.Job) (JobDetailJSON, erro
 	if err != nil {
 		return JobDetailJSON{}, err
 	}
-	out := JobDetailJSON{JobJSON: jobJSON(j, owner.Email, h.Now()), Events: events, GPUs: []AllocatedGPUJSON{}}
+	out := JobDetailJSON{Job: jobJSON(j, owner.Email, h.Now()), Events: events, GPUs: []api.AllocatedGPU{}}
 	for _, g := range gpus {
-		out.GPUs = append(out.GPUs, AllocatedGPUJSON{Node: g.NodeName, Index: g.Index, UUID: g.UUID, Model: g.Model})
+		out.GPUs = append(out.GPUs, api.AllocatedGPU{Node: g.NodeName, Index: g.Index, UUID: g.UUID, Model: g.Model})
 	}
 	out.RestartCount = j.RestartCount
 	return out, nil

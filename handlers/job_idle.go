@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
@@ -63,7 +64,7 @@ func (h *Handlers) JobIdleOK(c echo.Context) error {
 		return err
 	}
 	if b.IdleOK && !cfg.IdleOKAllowed {
-		return Errorf(http.StatusConflict, "idle_ok_forbidden", "idle_ok: the idle policy does not let jobs opt out; ask an admin")
+		return Errorf(http.StatusConflict, api.CodeIdleOKForbidden, "idle_ok: the idle policy does not let jobs opt out; ask an admin")
 	}
 	if err := models.SetIdleOK(ctx, h.DB.Bun, id, b.IdleOK); err != nil {
 		return err

@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -49,7 +49,7 @@ func (h *Handlers) JobLogs(c echo.Context) error {
 		return err
 	}
 	var page models.LogPage
-	var out apiclient.JobLog
+	var out api.JobLog
 	switch {
 	case j.Executor == models.ExecutorRay:
 		if run > 0 {

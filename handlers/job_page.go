@@ -103,7 +103,7 @@ func (h *Handlers) jobView(c echo.Context) (views.JobDetail, error) {
 		return views.JobDetail{}, err
 	}
 	mayAct := j.OwnerID == u.ID || u.IsAdmin()
-	d := views.JobDetail{ID: j.ID, Name: j.Name, Owner: owner.Email, State: j.State, Priority: priorityNames[j.Priority],
+	d := views.JobDetail{ID: j.ID, Name: j.Name, Owner: owner.Email, State: j.State, Priority: priorityName(j.Priority),
 		Code: j.PendingCode, Reason: j.PendingReason, CanAct: mayAct && !models.IsTerminal(j.State), CanSeeLogs: mayAct,
 		Now: h.Now(), Spec: jobFields(j, viewerZone(c)), Admin: u.IsAdmin()}
 	d.CSRF = csrfToken(c)

@@ -1,11 +1,12 @@
 package handlers
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // JobPriorityPage handles POST /jobs/{id}/priority from the queue and job
@@ -18,8 +19,11 @@ func (h *Handlers) JobPriorityPage(c echo.Context) error {
 		return err
 	}
 	u := userOf(c)
-	raw, _ := json.Marshal(c.FormValue("priority"))
-	p, err := parsePriority(raw, u)
+	asked, err := api.ParsePriority(c.FormValue("priority"))
+	if err != nil {
+		return invalid("priority", "%s", err)
+	}
+	p, err := priorityFor(asked, u)
 	if err != nil {
 		return err
 	}

@@ -1,50 +1,23 @@
 package handlers
 
 import (
-	"encoding/json"
-	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
-	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/ray"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
-
-// JobSpec is the body of POST /queue/submit (and, without command, of
-// POST /cluster/gpu-allocate). Names follow the orchestration design
-// (command, gpu_count, memory_gb, priority, estimated_duration).
-type JobSpec struct {
-	Command           string            `json:"command"`
-	GPUCount          *int              `json:"gpu_count"`
-	MemoryGB          *float64          `json:"memory_gb"`
-	GPUModel          string            `json:"gpu_model"`
-	Priority          json.RawMessage   `json:"priority"`           // 1–4 or "low", "normal", "high", "critical"
-	EstimatedDuration json.RawMessage   `json:"estimated_duration"` // seconds, or "90m", "2h30m"
-	Name              string            `json:"name"`
-	AllowMultiNode    bool              `json:"allow_multi_node"`
-	Preemptible       *bool             `json:"preemptible"`
-	Executor          string            `json:"executor"`
-	Workdir           string            `json:"workdir"`
-	Env               map[string]string `json:"env"`
-	JobType           string            `json:"job_type"`
-	MaxRetries        int               `json:"max_retries"`
-	// Checkpoint: the job saves its state on SIGTERM and resumes from it
-	// (GPUSCHED_RESTART_COUNT > 0), so an attained-service policy may
-	// preempt it; StopGrace is its time to save: seconds or "90s" (1 s–1 h,
-	// default 60 s).
-	Checkpoint bool            `json:"checkpoint"`
-	StopGrace  json.RawMessage `json:"stop_grace"`
-}
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 const maxCommand = 16 << 10
 
-// toJob validates the spec against the cluster's capacity and what u may
-// ask, and returns the job to create. Every problem is a 400 sentence.
-func (s *JobSpec) toJob(u *models.User, cp models.Capacity, can func(executor string) bool) (*models.Job, error) {
+// jobFrom validates a submission (of the API, or built by the allocate,
+// hold, node lease and page handlers) against the cluster's capacity and
+// what u may ask, and returns the job to create. Every problem is a 400
+// sentence, but critical priority without the right (403).
+func jobFrom(s *api.SubmitRequest, u *models.User, cp models.Capacity, can func(executor string) bool) (*models.Job, error) {
 	j := &models.Job{OwnerID: u.ID, TeamID: u.TeamID, Name: strings.TrimSpace(s.Name), Command: s.Command,
 		Workdir: s.Workdir, Env: s.Env, JobType: strings.TrimSpace(s.JobType), AllowMultiNode: s.AllowMultiNode,
 		GPUModel: strings.TrimSpace(s.GPUModel), MaxRetries: s.MaxRetries, Executor: s.Executor, Preemptible: true}
@@ -86,27 +59,29 @@ func (s *JobSpec) toJob(u *models.User, cp models.Capacity, can func(executor st
 	} else if j.Executor == models.ExecutorLease {
 		j.Preemptible = false // a lease's process is the client's; stopping it is not ours to do
 	}
-	if err := s.gpus(j, cp); err != nil {
+	if err := submittedGPUs(s, j, cp); err != nil {
 		return nil, err
 	}
-	prio, err := parsePriority(s.Priority, u)
+	prio, err := priorityFor(s.Priority, u)
 	if err != nil {
 		return nil, err
 	}
 	j.Priority = prio
-	if j.EstimatedDurationS, err = parseDuration("estimated_duration", s.EstimatedDuration); err != nil {
-		return nil, err
+	if s.EstimatedDuration != 0 {
+		if err := s.EstimatedDuration.Validate(); err != nil {
+			return nil, invalid("estimated_duration", "%s", err)
+		}
+		d := int64(s.EstimatedDuration)
+		j.EstimatedDurationS = &d
 	}
-	grace, err := parseDuration("stop_grace", s.StopGrace)
-	switch {
-	case err != nil:
-		return nil, err
-	case grace != nil && (*grace < 1 || *grace > 3600):
-		return nil, invalid("stop_grace", "must be between 1 s and 1 h, got %d s", *grace)
-	case grace != nil && !s.Checkpoint:
+	switch grace := s.StopGrace; {
+	case grace == 0:
+	case grace < 1 || grace > 3600:
+		return nil, invalid("stop_grace", "must be between 1 s and 1 h, got %d s", grace)
+	case !s.Checkpoint:
 		return nil, invalid("stop_grace", "applies to jobs that checkpoint: set checkpoint too")
-	case grace != nil:
-		j.StopGraceS = int(*grace)
+	default:
+		j.StopGraceS = int(grace)
 	}
 	j.Checkpoint = s.Checkpoint
 	if j.Checkpoint && j.Executor == models.ExecutorLease {
@@ -115,7 +90,9 @@ func (s *JobSpec) toJob(u *models.User, cp models.Capacity, can func(executor st
 	return j, nil
 }
 
-func (s *JobSpec) gpus(j *models.Job, cp models.Capacity) error {
+// submittedGPUs checks the GPUs s asks for against the cluster and sets
+// them on j.
+func submittedGPUs(s *api.SubmitRequest, j *models.Job, cp models.Capacity) error {
 	if s.GPUCount == nil {
 		return invalid("gpu_count", "required: how many GPUs")
 	}
@@ -160,54 +137,16 @@ func largestFor(cp models.Capacity, modelsMatched []string) int {
 	return most
 }
 
-// parsePriority reads 1–4 or a name; critical is for admins.
-func parsePriority(raw json.RawMessage, u *models.User) (int, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return 2, nil
+// priorityFor checks priority p (0: none given, normal) against what u
+// may ask: critical is for admins.
+func priorityFor(p api.Priority, u *models.User) (int, error) {
+	switch {
+	case p == 0:
+		return int(api.PriorityNormal), nil
+	case !p.Valid():
+		return 0, invalid("priority", "%s", p.Validate())
+	case p == api.PriorityCritical && !u.IsAdmin():
+		return 0, Errorf(403, api.CodeForbidden, "only admins may use critical priority; use high")
 	}
-	var p int
-	var name string
-	if err := json.Unmarshal(raw, &p); err != nil {
-		if err := json.Unmarshal(raw, &name); err != nil {
-			return 0, invalid("priority", "must be 1–4 or low, normal, high, critical")
-		}
-		for k, v := range priorityNames {
-			if strings.EqualFold(v, name) {
-				p = k
-			}
-		}
-	}
-	if p < 1 || p > 4 {
-		return 0, invalid("priority", "must be 1–4 or low, normal, high, critical, got %s", raw)
-	}
-	if p == 4 && !u.IsAdmin() {
-		return 0, Errorf(403, "forbidden", "only admins may use critical priority; use high")
-	}
-	return p, nil
-}
-
-// parseDuration reads seconds or a Go duration ("90m", "2h30m"), 1s–30 days.
-func parseDuration(field string, raw json.RawMessage) (*int64, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	var secs float64
-	if err := json.Unmarshal(raw, &secs); err != nil {
-		var text string
-		if err := json.Unmarshal(raw, &text); err != nil {
-			return nil, invalid(field, "must be seconds or a duration like \"90m\" or \"2h30m\"")
-		}
-		if n, err := strconv.ParseFloat(text, 64); err == nil {
-			secs = n
-		} else if d, err := time.ParseDuration(text); err == nil {
-			secs = d.Seconds()
-		} else {
-			return nil, invalid(field, "%q is not a duration like \"90m\" or \"2h30m\"", text)
-		}
-	}
-	if secs < 1 || secs > 30*24*3600 {
-		return nil, invalid(field, "must be between 1 second and 30 days, got %s", fmt.Sprint(raw))
-	}
-	s := int64(secs)
-	return &s, nil
+	return int(p), nil
 }

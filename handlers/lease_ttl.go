@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 	"github.com/gpuscheduler/gpuscheduler/models"
@@ -31,7 +32,7 @@ func leaseTTL(asked *int64, fallback time.Duration, p scheduler.LeasePolicy) (ti
 	case *asked < 1:
 		return 0, invalid("ttl_s", "must be at least 1 second, got %d", *asked)
 	case *asked > capS:
-		return 0, Errorf(http.StatusBadRequest, "ttl_over_cap",
+		return 0, Errorf(http.StatusBadRequest, api.CodeTTLOverCap,
 			"ttl_s: %d seconds is over the cap of %s (%d seconds) that the scheduling policy sets for leases (leases.max_ttl); ask for at most %d and renew with POST /api/v1/cluster/gpu-renew",
 			*asked, localtime.Span(time.Duration(p.MaxTTL)), capS, capS)
 	}

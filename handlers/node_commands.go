@@ -10,7 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/jobs"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -55,23 +55,23 @@ func (h *Handlers) NodeCommands(c echo.Context) error {
 				goto wait
 			}
 		case <-deadline.C:
-			return c.JSON(http.StatusOK, apiclient.NodeCommands{Commands: []apiclient.NodeCommand{}})
+			return c.JSON(http.StatusOK, api.NodeCommands{Commands: []api.NodeCommand{}})
 		case <-ctx.Done():
 			return nil // the agent went away
 		}
 	}
 }
 
-func commandsJSON(cmds []models.NodeCommand) apiclient.NodeCommands {
-	out := apiclient.NodeCommands{Commands: make([]apiclient.NodeCommand, 0, len(cmds))}
+func commandsJSON(cmds []models.NodeCommand) api.NodeCommands {
+	out := api.NodeCommands{Commands: make([]api.NodeCommand, 0, len(cmds))}
 	for _, m := range cmds {
-		w := apiclient.NodeCommand{ID: m.ID, Kind: m.Kind, JobID: m.JobID}
+		w := api.NodeCommand{ID: m.ID, Kind: m.Kind, JobID: m.JobID}
 		switch m.Kind {
 		case models.CommandStart:
-			w.Start = new(apiclient.StartJob)
+			w.Start = new(api.StartJob)
 			_ = json.Unmarshal(m.Payload, w.Start)
 		case models.CommandStop:
-			w.Stop = new(apiclient.StopJob)
+			w.Stop = new(api.StopJob)
 			_ = json.Unmarshal(m.Payload, w.Stop)
 		}
 		out.Commands = append(out.Commands, w)
@@ -82,7 +82,7 @@ func commandsJSON(cmds []models.NodeCommand) apiclient.NodeCommands {
 // NodeCommandResult handles POST /api/v1/nodes/{id}/commands/{cmd}/result:
 // the agent's answer to a command. Answering twice is harmless.
 func (h *Handlers) NodeCommandResult(c echo.Context) error {
-	var res apiclient.CommandResult
+	var res api.CommandResult
 	if err := decodeNodeJSON(c, &res); err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func (h *Handlers) withCommand(c echo.Context, fn func(ctx context.Context, tx *
 	}
 	id, err := strconv.ParseInt(c.Param("cmd"), 10, 64)
 	if err != nil || id <= 0 {
-		return Errorf(http.StatusBadRequest, "invalid_path", "command id %q is not a positive number", c.Param("cmd"))
+		return Errorf(http.StatusBadRequest, api.CodeInvalidPath, "command id %q is not a positive number", c.Param("cmd"))
 	}
 	err = h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
 		cmd, err := models.LockCommand(ctx, tx, node.ID, id)
@@ -123,10 +123,10 @@ func ownNode(c echo.Context) (*models.Node, error) {
 	node := PrincipalOf(c).Node
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil {
-		return nil, Errorf(http.StatusBadRequest, "invalid_path", "node id %q is not a number", c.Param("id"))
+		return nil, Errorf(http.StatusBadRequest, api.CodeInvalidPath, "node id %q is not a number", c.Param("id"))
 	}
 	if id != node.ID {
-		return nil, Errorf(http.StatusForbidden, "forbidden", "this token belongs to node %s (id %d), not node %d", node.Name, node.ID, id)
+		return nil, Errorf(http.StatusForbidden, api.CodeForbidden, "this token belongs to node %s (id %d), not node %d", node.Name, node.ID, id)
 	}
 	return node, nil
 }

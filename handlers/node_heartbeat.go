@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -20,12 +20,12 @@ func (h *Handlers) NodeHeartbeat(c echo.Context) error {
 	node := PrincipalOf(c).Node
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil {
-		return Errorf(http.StatusBadRequest, "invalid_path", "node id %q is not a number", c.Param("id"))
+		return Errorf(http.StatusBadRequest, api.CodeInvalidPath, "node id %q is not a number", c.Param("id"))
 	}
 	if id != node.ID {
-		return Errorf(http.StatusForbidden, "forbidden", "this token belongs to node %s (id %d), not node %d", node.Name, node.ID, id)
+		return Errorf(http.StatusForbidden, api.CodeForbidden, "this token belongs to node %s (id %d), not node %d", node.Name, node.ID, id)
 	}
-	var req apiclient.HeartbeatRequest
+	var req api.HeartbeatRequest
 	if err := decodeNodeJSON(c, &req); err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (h *Handlers) NodeHeartbeat(c echo.Context) error {
 	if !res.Unregistered {
 		h.signal(models.ChannelGPUs, fmt.Sprintf("node:%d", node.ID))
 	}
-	out := apiclient.HeartbeatResponse{Reregister: reregister}
+	out := api.HeartbeatResponse{Reregister: reregister}
 	if len(req.Leases) > 0 && !res.Unregistered {
 		renewed, err := h.Lifecycle.RenewNodeLeases(c.Request().Context(), h.DB.Bun, node.ID, req.Leases, h.Now())
 		if err != nil {
@@ -88,7 +88,7 @@ func validateLeaseIDs(ids []int64) error {
 	return nil
 }
 
-func validateSamples(req apiclient.HeartbeatRequest) ([]models.GPUTelemetry, error) {
+func validateSamples(req api.HeartbeatRequest) ([]models.GPUTelemetry, error) {
 	if len(req.GPUs) > maxGPUsPerNode {
 		return nil, invalid("gpus", "at most %d GPUs per node", maxGPUsPerNode)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -25,7 +25,7 @@ func (h *Handlers) NodeLeaseList(c echo.Context) error {
 		return fmt.Errorf("handlers: leases of node %s: %w", node.Name, err)
 	}
 	owners := map[int64]string{}
-	out := make([]apiclient.NodeLease, 0, len(js))
+	out := make([]api.NodeLease, 0, len(js))
 	for i := range js {
 		j := &js[i]
 		if _, ok := owners[j.OwnerID]; !ok {

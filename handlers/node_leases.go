@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -12,7 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -28,7 +27,7 @@ func (h *Handlers) NodeLeaseCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var req apiclient.NodeLeaseRequest
+	var req api.NodeLeaseRequest
 	if err := decodeNodeJSON(c, &req); err != nil {
 		return err
 	}
@@ -45,22 +44,17 @@ func (h *Handlers) NodeLeaseCreate(c echo.Context) error {
 	}
 	u, err := models.UserByUnixUser(ctx, h.DB.Bun, req.UnixUser)
 	if err != nil {
-		return Errorf(http.StatusForbidden, "unknown_unix_user",
+		return Errorf(http.StatusForbidden, api.CodeUnknownUnixUser,
 			"no GPUScheduler user is mapped to Unix user %q; an admin can map one: gpusched user create --email EMAIL --unix-user %s (or gpusched user set-unix-user --email EMAIL --unix-user %s)",
 			req.UnixUser, req.UnixUser, req.UnixUser)
 	}
-	spec := JobSpec{GPUCount: &req.GPUCount, MemoryGB: req.MemoryGB, GPUModel: req.GPUModel, Name: req.Name, Executor: models.ExecutorLease}
-	if req.Priority != "" {
-		spec.Priority, _ = json.Marshal(req.Priority)
-	}
-	if req.Duration != "" {
-		spec.EstimatedDuration, _ = json.Marshal(req.Duration)
-	}
+	spec := api.SubmitRequest{GPUCount: &req.GPUCount, MemoryGB: req.MemoryGB, GPUModel: req.GPUModel, Name: req.Name,
+		Priority: req.Priority, EstimatedDuration: req.Duration, Executor: models.ExecutorLease}
 	cp, err := h.capacity(ctx)
 	if err != nil {
 		return err
 	}
-	job, err := spec.toJob(u, cp, h.CanRun)
+	job, err := jobFrom(&spec, u, cp, h.CanRun)
 	if err != nil {
 		return err
 	}
@@ -183,17 +177,17 @@ func (h *Handlers) NodeLeaseEnd(c echo.Context) error {
 func (h *Handlers) nodeLease(ctx context.Context, node *models.Node, param string) (*models.Job, error) {
 	id, err := strconv.ParseInt(param, 10, 64)
 	if err != nil || id <= 0 {
-		return nil, Errorf(http.StatusBadRequest, "invalid_path", "job id %q is not a positive number", param)
+		return nil, Errorf(http.StatusBadRequest, api.CodeInvalidPath, "job id %q is not a positive number", param)
 	}
 	j, err := models.GetJob(ctx, h.DB.Bun, id)
 	if err != nil || j.Executor != models.ExecutorLease || j.NodeID == nil || *j.NodeID != node.ID {
-		return nil, Errorf(http.StatusNotFound, "not_found", "node %s has no lease %d", node.Name, id)
+		return nil, Errorf(http.StatusNotFound, api.CodeNotFound, "node %s has no lease %d", node.Name, id)
 	}
 	return j, nil
 }
 
-func (h *Handlers) leaseAnswer(ctx context.Context, j *models.Job, owner string) (apiclient.NodeLease, error) {
-	out := apiclient.NodeLease{JobID: j.ID, State: j.State, Owner: owner, GPUs: []int{}, Position: j.QueuePosition,
+func (h *Handlers) leaseAnswer(ctx context.Context, j *models.Job, owner string) (api.NodeLease, error) {
+	out := api.NodeLease{JobID: j.ID, State: j.State, Owner: owner, GPUs: []int{}, Position: j.QueuePosition,
 		Reason: j.PendingReason, EstimatedStart: j.EstimatedStartAt, Confirmed: j.LeaseConfirmedAt != nil, ExpiresAt: j.LeaseExpiresAt}
 	if j.LeasePID != nil {
 		out.PID = *j.LeasePID

@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -19,7 +19,7 @@ const maxGPUsPerNode = 64
 // calling node token reports its host and GPU inventory.
 func (h *Handlers) NodeRegister(c echo.Context) error {
 	node := PrincipalOf(c).Node
-	var req apiclient.RegisterNodeRequest
+	var req api.RegisterNodeRequest
 	if err := decodeNodeJSON(c, &req); err != nil {
 		return err
 	}
@@ -41,14 +41,14 @@ func (h *Handlers) NodeRegister(c echo.Context) error {
 		return fmt.Errorf("handlers: register node %s: %w", node.Name, err)
 	}
 	h.log(c).Info("node registered", "node", node.Name, "hostname", req.Hostname, "gpus", len(inv), "agent_version", req.AgentVersion)
-	return c.JSON(http.StatusOK, apiclient.RegisterNodeResponse{
+	return c.JSON(http.StatusOK, api.RegisterNodeResponse{
 		NodeID:             node.ID,
 		Name:               node.Name,
 		HeartbeatIntervalS: int(h.Config.HeartbeatInterval.Seconds()),
 	})
 }
 
-func validateInventory(req apiclient.RegisterNodeRequest) ([]models.GPUInventory, error) {
+func validateInventory(req api.RegisterNodeRequest) ([]models.GPUInventory, error) {
 	if len(req.Hostname) > 253 {
 		return nil, invalid("hostname", "at most 253 characters")
 	}

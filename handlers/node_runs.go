@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/jobs"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -18,7 +18,7 @@ const maxLogChunk = 512 << 10
 // NodeCommandExit handles POST /api/v1/nodes/{id}/commands/{cmd}/exit: how
 // the run a start command began ended. Reporting twice is harmless.
 func (h *Handlers) NodeCommandExit(c echo.Context) error {
-	var exit apiclient.JobExit
+	var exit api.JobExit
 	if err := decodeNodeJSON(c, &exit); err != nil {
 		return err
 	}
@@ -27,7 +27,7 @@ func (h *Handlers) NodeCommandExit(c echo.Context) error {
 	}
 	return h.withCommand(c, func(ctx context.Context, tx *models.Tx, cmd *models.NodeCommand) error {
 		if cmd.Kind != models.CommandStart {
-			return Errorf(http.StatusConflict, "not_a_start", "command %d is a %s; exits are reported on start commands", cmd.ID, cmd.Kind)
+			return Errorf(http.StatusConflict, api.CodeNotAStart, "command %d is a %s; exits are reported on start commands", cmd.ID, cmd.Kind)
 		}
 		return jobs.FinishNodeRun(ctx, h.Lifecycle, tx, cmd, exit, h.Now())
 	})
@@ -37,7 +37,7 @@ func (h *Handlers) NodeCommandExit(c echo.Context) error {
 // chunk of the output of the run a start command began, at its byte
 // offset. A chunk sent twice is stored once.
 func (h *Handlers) NodeCommandLogs(c echo.Context) error {
-	var chunk apiclient.LogChunk
+	var chunk api.LogChunk
 	if err := decodeNodeJSON(c, &chunk); err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func (h *Handlers) NodeCommandLogs(c echo.Context) error {
 	var job int64
 	err := h.withCommand(c, func(ctx context.Context, tx *models.Tx, cmd *models.NodeCommand) error {
 		if cmd.Kind != models.CommandStart {
-			return Errorf(http.StatusConflict, "not_a_start", "command %d is a %s; output belongs to start commands", cmd.ID, cmd.Kind)
+			return Errorf(http.StatusConflict, api.CodeNotAStart, "command %d is a %s; output belongs to start commands", cmd.ID, cmd.Kind)
 		}
 		job = cmd.JobID
 		return models.AppendLog(ctx, tx, cmd.ID, cmd.JobID, chunk.Offset, chunk.Data, h.Now())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -116,7 +117,7 @@ func (h *Handlers) OrchestratorPutPolicies(c echo.Context) error {
 		cfg = p
 	}
 	if err := cfg.Validate(); err != nil {
-		return Errorf(http.StatusBadRequest, "invalid_policy", "%s", errors.Join(err))
+		return Errorf(http.StatusBadRequest, api.CodeInvalidPolicy, "%s", errors.Join(err))
 	}
 	if err := h.savePolicy(c, cfg); err != nil {
 		return err

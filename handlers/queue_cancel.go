@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -30,8 +31,8 @@ func (h *Handlers) QueueCancel(c echo.Context) error {
 
 // cancelJob cancels job id on behalf of u, in one transaction with the job
 // locked, audited.
-func (h *Handlers) cancelJob(c echo.Context, u *models.User, id int64) (JobJSON, error) {
-	var out JobJSON
+func (h *Handlers) cancelJob(c echo.Context, u *models.User, id int64) (api.Job, error) {
+	var out api.Job
 	err := h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
 		j, err := h.lockOwnJob(ctx, tx, u, id)
 		if err != nil {
@@ -40,7 +41,7 @@ func (h *Handlers) cancelJob(c echo.Context, u *models.User, id int64) (JobJSON,
 		now := h.Now()
 		err = h.Lifecycle.RequestStop(ctx, tx, j, models.StopRequest{Kind: models.StopCancel, Reason: "canceled by " + u.Email, By: &u.ID}, now)
 		if errors.Is(err, models.ErrJobEnded) {
-			return Errorf(http.StatusConflict, "bad_state", "job %d already ended (%s)", id, j.State)
+			return Errorf(http.StatusConflict, api.CodeBadState, "job %d already ended (%s)", id, j.State)
 		}
 		if err != nil {
 			return err

@@ -7,23 +7,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
-
-// QueueJSON is the body of GET /api/v1/queue (the orchestration design's
-// JobQueueState, with the running jobs beside the queued ones).
-type QueueJSON struct {
-	QueuedJobs  []JobJSON      `json:"queued_jobs"`
-	RunningJobs []JobJSON      `json:"running_jobs"`
-	Statistics  QueueStatsJSON `json:"statistics"`
-}
-
-// QueueStatsJSON is the short statistics block of the queue.
-type QueueStatsJSON struct {
-	TotalQueued     int     `json:"total_queued"`
-	AverageWaitTime float64 `json:"average_wait_time"`
-	QueueThroughput float64 `json:"queue_throughput"`
-}
 
 // QueueList handles GET /api/v1/queue[?mine=true][&user=EMAIL][&state=queued|running]:
 // pending jobs in scheduler order with position, reason and estimated
@@ -39,7 +25,7 @@ func (h *Handlers) QueueList(c echo.Context) error {
 	case "running":
 		f.States = []string{models.JobScheduled, models.JobAllocating, models.JobRunning}
 	default:
-		return Errorf(http.StatusBadRequest, "invalid_query", "state must be queued or running, not %q", c.QueryParam("state"))
+		return Errorf(http.StatusBadRequest, api.CodeInvalidQuery, "state must be queued or running, not %q", c.QueryParam("state"))
 	}
 	if c.QueryParam("mine") == "true" || c.QueryParam("mine") == "1" {
 		f.OwnerID = &u.ID
@@ -60,7 +46,7 @@ func (h *Handlers) QueueList(c echo.Context) error {
 		return err
 	}
 	now := h.Now()
-	out := QueueJSON{QueuedJobs: []JobJSON{}, RunningJobs: []JobJSON{}}
+	out := api.Queue{QueuedJobs: []api.Job{}, RunningJobs: []api.Job{}}
 	for i := range jobs {
 		j := jobJSON(&jobs[i], emails[jobs[i].OwnerID], now)
 		if jobs[i].State == models.JobQueued {
@@ -73,7 +59,7 @@ func (h *Handlers) QueueList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out.Statistics = QueueStatsJSON{TotalQueued: st.Queued, AverageWaitTime: st.AverageWaitS, QueueThroughput: st.ThroughputPerH}
+	out.Statistics = api.QueueStats{TotalQueued: st.Queued, AverageWaitTime: st.AverageWaitS, QueueThroughput: st.ThroughputPerH}
 	return c.JSON(http.StatusOK, out)
 }
 
@@ -83,7 +69,7 @@ func (h *Handlers) QueueStatistics(c echo.Context) error {
 	if w := c.QueryParam("window"); w != "" {
 		d, err := time.ParseDuration(w)
 		if err != nil || d < time.Minute || d > 90*24*time.Hour {
-			return Errorf(http.StatusBadRequest, "invalid_query", "window must be a duration between 1m and 2160h, like 24h")
+			return Errorf(http.StatusBadRequest, api.CodeInvalidQuery, "window must be a duration between 1m and 2160h, like 24h")
 		}
 		window = d
 	}

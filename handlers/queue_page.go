@@ -73,7 +73,7 @@ func (h *Handlers) queueView(c echo.Context) (views.Queue, error) {
 	for i := range jobs {
 		j := &jobs[i]
 		row := views.QueueJob{ID: j.ID, Name: j.Name, User: emails[j.OwnerID], State: j.State, GPUs: j.GPUCount,
-			Priority: priorityNames[j.Priority], Executor: j.Executor, Code: j.PendingCode, Reason: j.PendingReason,
+			Priority: priorityName(j.Priority), Executor: j.Executor, Code: j.PendingCode, Reason: j.PendingReason,
 			Submitted: j.SubmittedAt, CanCancel: j.OwnerID == u.ID || u.IsAdmin()}
 		if j.QueuePosition != nil {
 			row.Position = *j.QueuePosition

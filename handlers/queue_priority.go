@@ -2,19 +2,14 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
-
-// priorityBody is the body of PATCH /queue/{id}/priority.
-type priorityBody struct {
-	Priority json.RawMessage `json:"priority"`
-}
 
 // QueuePriority handles PATCH /api/v1/queue/{id}/priority: change the
 // priority of one's own pending or running job (admins: any; critical is
@@ -24,15 +19,15 @@ func (h *Handlers) QueuePriority(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var b priorityBody
+	var b api.PriorityRequest
 	if err := decodeJSON(c, &b); err != nil {
 		return err
 	}
-	if len(b.Priority) == 0 {
+	if b.Priority == 0 {
 		return invalid("priority", "required: 1–4 or low, normal, high, critical")
 	}
 	u := userOf(c)
-	p, err := parsePriority(b.Priority, u)
+	p, err := priorityFor(b.Priority, u)
 	if err != nil {
 		return err
 	}
@@ -45,15 +40,15 @@ func (h *Handlers) QueuePriority(c echo.Context) error {
 
 // setPriority sets the priority of job id for u (owner or admin) and
 // answers the job; API and pages share it.
-func (h *Handlers) setPriority(c echo.Context, u *models.User, id int64, p int) (JobJSON, error) {
-	var out JobJSON
+func (h *Handlers) setPriority(c echo.Context, u *models.User, id int64, p int) (api.Job, error) {
+	var out api.Job
 	err := h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
 		j, err := ownJob(ctx, tx, u, id)
 		if err != nil {
 			return err
 		}
 		if models.IsTerminal(j.State) {
-			return Errorf(http.StatusConflict, "bad_state", "job %d already ended (%s)", id, j.State)
+			return Errorf(http.StatusConflict, api.CodeBadState, "job %d already ended (%s)", id, j.State)
 		}
 		now := h.Now()
 		if err := models.SetJobPriority(ctx, tx, id, p, now); err != nil {
@@ -67,7 +62,7 @@ func (h *Handlers) setPriority(c echo.Context, u *models.User, id int64, p int) 
 		return err
 	})
 	if err != nil {
-		return JobJSON{}, fmt.Errorf("handlers: priority of job %d: %w", id, err)
+		return api.Job{}, fmt.Errorf("handlers: priority of job %d: %w", id, err)
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -16,7 +17,7 @@ import (
 // An Idempotency-Key makes a retry return the same job.
 func (h *Handlers) QueueSubmit(c echo.Context) error {
 	u := userOf(c)
-	var spec JobSpec
+	var spec api.SubmitRequest
 	body, err := readJSON(c, &spec)
 	if err != nil {
 		return err
@@ -29,7 +30,7 @@ func (h *Handlers) QueueSubmit(c echo.Context) error {
 	if spec.Executor == "" {
 		spec.Executor = h.Config.DefaultExecutor // "" leaves node
 	}
-	job, err := spec.toJob(u, cp, h.CanRun)
+	job, err := jobFrom(&spec, u, cp, h.CanRun)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
@@ -66,7 +66,7 @@ func (h *Handlers) QueueSubmitPage(c echo.Context) error {
 	return render(c, http.StatusOK, views.SubmitJobForm(done))
 }
 
-// submitFromForm validates the form like the API's JobSpec and queues the
+// submitFromForm validates the form like the API's submission and queues the
 // job, signalling the scheduler.
 func (h *Handlers) submitFromForm(ctx context.Context, c echo.Context, u *models.User, f *views.SubmitForm) (*models.Job, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(c.FormValue("gpu_count")))
@@ -74,20 +74,22 @@ func (h *Handlers) submitFromForm(ctx context.Context, c echo.Context, u *models
 		return nil, invalid("GPUs", "%q is not a number", c.FormValue("gpu_count"))
 	}
 	f.GPUCount = n
-	spec := JobSpec{Name: f.Name, GPUCount: &n, GPUModel: f.GPUModel, Command: strings.TrimSpace(f.Command), Executor: f.Executor}
-	if spec.Priority, err = json.Marshal(f.Priority); err != nil {
-		return nil, err
+	spec := api.SubmitRequest{Name: f.Name, GPUCount: &n, GPUModel: f.GPUModel, Command: strings.TrimSpace(f.Command), Executor: f.Executor}
+	if p := strings.TrimSpace(f.Priority); p != "" {
+		if spec.Priority, err = api.ParsePriority(p); err != nil {
+			return nil, invalid("priority", "%s", err)
+		}
 	}
 	if d := strings.TrimSpace(f.Duration); d != "" {
-		if spec.EstimatedDuration, err = json.Marshal(d); err != nil {
-			return nil, err
+		if spec.EstimatedDuration, err = api.ParseSeconds(d); err != nil {
+			return nil, invalid("estimated_duration", "%s", err)
 		}
 	}
 	cp, err := h.capacity(ctx)
 	if err != nil {
 		return nil, err
 	}
-	job, err := spec.toJob(u, cp, h.CanRun)
+	job, err := jobFrom(&spec, u, cp, h.CanRun)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -40,7 +41,7 @@ func (h *Handlers) ScoringObserve(c echo.Context) error {
 	}
 	o := scoring.Observation{JobType: b.JobType, GPUType: b.GPUType, RuntimeS: *b.MeasuredRuntimeS, Colocated: b.ColocatedJobTypes}
 	if err := o.Validate(); err != nil {
-		return Errorf(http.StatusBadRequest, "invalid_field", "%s", err.Error())
+		return Errorf(http.StatusBadRequest, api.CodeInvalidField, "%s", err.Error())
 	}
 	var id int64
 	err := h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {

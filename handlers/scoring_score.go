@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -81,7 +82,7 @@ func (h *Handlers) ScoringScore(c echo.Context) error {
 	}
 	r := scoring.Request{JobType: b.JobType, Candidates: b.CandidateGPUTypes, Colocated: b.ColocatedJobTypes}
 	if err := r.Validate(); err != nil {
-		return Errorf(http.StatusBadRequest, "invalid_field", "%s", err.Error())
+		return Errorf(http.StatusBadRequest, api.CodeInvalidField, "%s", err.Error())
 	}
 	st, err := models.LoadScoringState(c.Request().Context(), h.DB.Bun, b.JobType, scoring.Distinct(b.ColocatedJobTypes))
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -86,7 +87,7 @@ func NewScoring(cfg scoring.Config, trusted []netip.Prefix, db *models.DB, reg p
 }
 
 // errScoringOff answers scoring calls on a server built without the service.
-var errScoringOff = Errorf(http.StatusServiceUnavailable, "scoring_off", "the scoring service is not configured on this server")
+var errScoringOff = Errorf(http.StatusServiceUnavailable, api.CodeScoringOff, "the scoring service is not configured on this server")
 
 // decide makes one decision against st, counting it.
 func (s *Scoring) decide(st scoring.State, r scoring.Request) (scoring.Decision, error) {

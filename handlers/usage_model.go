@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -57,11 +58,11 @@ func usageQuery(c echo.Context) (rng string, node int64, err error) {
 		rng = "day"
 	}
 	if _, ok := usageSpans[rng]; !ok {
-		return "", 0, Errorf(http.StatusBadRequest, "invalid_query", "range must be day, week or month, got %q", rng)
+		return "", 0, Errorf(http.StatusBadRequest, api.CodeInvalidQuery, "range must be day, week or month, got %q", rng)
 	}
 	if s := c.QueryParam("node"); s != "" {
 		if node, err = strconv.ParseInt(s, 10, 64); err != nil || node <= 0 {
-			return "", 0, Errorf(http.StatusBadRequest, "invalid_query", "node must be a node id, got %q", s)
+			return "", 0, Errorf(http.StatusBadRequest, api.CodeInvalidQuery, "node must be a node id, got %q", s)
 		}
 	}
 	return rng, node, nil

@@ -134,9 +134,6 @@ func (c *ClusterCollector) gpus(ctx context.Context, emit emitFunc) error {
 	return rows.Err()
 }
 
-// jobStates are every state a job can be in, reported even at zero.
-var jobStates = []string{"queued", "scheduled", "allocating", "running", "completed", "failed", "canceled", "preempted"}
-
 func (c *ClusterCollector) jobs(ctx context.Context, emit emitFunc) error {
 	for _, q := range []struct{ sql, name string }{
 		{`SELECT state, count(*) FROM jobs GROUP BY state`, "gpusched_jobs"},
@@ -166,7 +163,7 @@ func (c *ClusterCollector) jobs(ctx context.Context, emit emitFunc) error {
 		if q.name == "gpusched_job_transitions_total" {
 			kind = prometheus.CounterValue
 		}
-		for _, s := range jobStates {
+		for _, s := range models.JobStates { // every state, reported even at zero
 			emit(q.name, kind, counts[s], s)
 		}
 	}

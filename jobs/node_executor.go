@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -45,7 +45,7 @@ func (e *NodeExecutor) Hand(ctx context.Context, tx *models.Tx, j *models.Job, g
 	if err != nil {
 		return models.Handover{}, err
 	}
-	start := apiclient.StartJob{JobID: j.ID, Name: j.Name, Command: j.Command, Workdir: j.Workdir,
+	start := api.StartJob{JobID: j.ID, Name: j.Name, Command: j.Command, Workdir: j.Workdir,
 		Env: restartEnv(j), Owner: owner.Email}
 	if owner.UnixUser != nil {
 		start.UnixUser = *owner.UnixUser
@@ -84,7 +84,7 @@ func (e *NodeExecutor) Stop(ctx context.Context, tx *models.Tx, j *models.Job, g
 	if grace <= 0 {
 		grace = e.StopGrace
 	}
-	stop := apiclient.StopJob{StartCommandID: start.ID, State: string(j.StopKind), Reason: j.StopReason, GraceS: int(grace.Seconds())}
+	stop := api.StopJob{StartCommandID: start.ID, State: string(j.StopKind), Reason: j.StopReason, GraceS: int(grace.Seconds())}
 	_, err = models.EnqueueCommand(ctx, tx, start.NodeID, j.ID, models.CommandStop, stop, now)
 	return false, err
 }

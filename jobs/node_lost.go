@@ -8,7 +8,7 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -69,7 +69,7 @@ func killOnReturn(ctx context.Context, tx *models.Tx, j *models.Job, reason stri
 	if _, err := models.FinishCommand(ctx, tx, start, models.CommandCanceled, map[string]string{"reason": reason}, now); err != nil {
 		return err
 	}
-	stop := apiclient.StopJob{StartCommandID: start.ID, State: "lost", Reason: reason, GraceS: int(DefaultStopGrace.Seconds())}
+	stop := api.StopJob{StartCommandID: start.ID, State: "lost", Reason: reason, GraceS: int(DefaultStopGrace.Seconds())}
 	_, err = models.EnqueueCommand(ctx, tx, start.NodeID, j.ID, models.CommandStop, stop, now)
 	return err
 }

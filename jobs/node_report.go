@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -16,14 +16,14 @@ import (
 // process" ends the run (the lifecycle decides how, from what was asked).
 // An answer to a command already answered, or about a run that is no longer
 // the job's current one, changes nothing.
-func AnswerNodeCommand(ctx context.Context, lc *models.Lifecycle, tx *models.Tx, c *models.NodeCommand, res apiclient.CommandResult, now time.Time) error {
+func AnswerNodeCommand(ctx context.Context, lc *models.Lifecycle, tx *models.Tx, c *models.NodeCommand, res api.CommandResult, now time.Time) error {
 	changed, err := models.FinishCommand(ctx, tx, c, models.CommandDone, res, now)
 	if err != nil || !changed {
 		return err
 	}
 	startID := c.ID
 	if c.Kind == models.CommandStop {
-		var stop apiclient.StopJob
+		var stop api.StopJob
 		if err := json.Unmarshal(c.Payload, &stop); err != nil {
 			return fmt.Errorf("jobs: stop command %d: %w", c.ID, err)
 		}
@@ -56,11 +56,11 @@ func AnswerNodeCommand(ctx context.Context, lc *models.Lifecycle, tx *models.Tx,
 // end from what was asked of the job (a cancel, a preemption whose stop
 // reached the run) and from the exit. A report about a run that is no
 // longer the job's current one changes nothing.
-func FinishNodeRun(ctx context.Context, lc *models.Lifecycle, tx *models.Tx, c *models.NodeCommand, exit apiclient.JobExit, now time.Time) error {
+func FinishNodeRun(ctx context.Context, lc *models.Lifecycle, tx *models.Tx, c *models.NodeCommand, exit api.JobExit, now time.Time) error {
 	if c.Kind != models.CommandStart {
 		return fmt.Errorf("jobs: command %d is a %s, not a start: %w", c.ID, c.Kind, models.ErrBadTransition)
 	}
-	if _, err := models.FinishCommand(ctx, tx, c, models.CommandDone, apiclient.CommandResult{OK: true, Message: "exited"}, now); err != nil {
+	if _, err := models.FinishCommand(ctx, tx, c, models.CommandDone, api.CommandResult{OK: true, Message: "exited"}, now); err != nil {
 		return err
 	}
 	j, start, err := currentRun(ctx, lc, tx, c.JobID, c.ID)

@@ -1,4 +1,4 @@
--- Booking edits (issue 12): edits bump a booking's sequence and
+-- Booking edits: edits bump a booking's sequence and
 -- last-modified time so calendar feeds show updates on refresh; recurring
 -- bookings share a series id; imported rows keep a fingerprint so that a
 -- re-import reports them instead of duplicating them; calendar feeds are

@@ -10,22 +10,23 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/bookingcsv"
 )
 
-// Import outcomes of a row.
+// Import outcomes of a row: the API's names.
 const (
-	ImportCreate  = "create"  // written (or, in a dry run, would be)
-	ImportExists  = "exists"  // imported before: reported, not duplicated
-	ImportInvalid = "invalid" // refused; Reason says why
+	ImportCreate  = api.ImportCreate
+	ImportExists  = api.ImportExists
+	ImportInvalid = api.ImportInvalid
 )
 
-// ImportOptions are the choices of one import.
+// ImportOptions are the choices of one import: the API's (its TZ is the
+// caller's to apply: rows arrive with their times read), who imports, and
+// the booking rules.
 type ImportOptions struct {
-	DryRun      bool // report only; write nothing
-	CreateUsers bool // an unknown email becomes a member (else the row is invalid)
-	SkipInvalid bool // write the valid rows even when some are invalid
-	ActorID     int64
+	api.ImportOptions
+	ActorID int64
 	// The booking rules of the API (zero: no limit): GPUs in one booking,
 	// longest booking, how far ahead one may start. A row already over is
 	// refused; one in progress is kept.
@@ -34,38 +35,13 @@ type ImportOptions struct {
 	MaxAhead  time.Duration
 }
 
-// ImportRowResult is what became (or would become) of one row.
-type ImportRowResult struct {
-	Line      int       `json:"row"`
-	Status    string    `json:"status"`
-	Reason    string    `json:"reason,omitempty"`
-	Email     string    `json:"email"`
-	GPUs      string    `json:"gpus"`
-	StartsAt  time.Time `json:"starts_at"`
-	EndsAt    time.Time `json:"ends_at"`
-	Note      string    `json:"note,omitempty"`
-	BookingID int64     `json:"booking_id,omitempty"`
-	NewUser   bool      `json:"new_user,omitempty"`
-}
-
-// ImportResult is the outcome of an import: per row, and counted. Written
-// says whether anything was written.
-type ImportResult struct {
-	Rows     []ImportRowResult `json:"rows"`
-	Create   int               `json:"create"`
-	Existing int               `json:"existing"`
-	Invalid  int               `json:"invalid"`
-	DryRun   bool              `json:"dry_run"`
-	Written  bool              `json:"written"`
-}
-
 // ImportBookings checks the sheet's rows with the rules of booking
 // creation (GPUs exist, no clash with stored bookings nor with earlier
 // rows) and, unless a dry run or unless a row is invalid and SkipInvalid is
 // off, writes the valid new rows in tx under the booking lock: all or
 // nothing. A row imported before (same fingerprint) is reported, never
 // written twice.
-func ImportBookings(ctx context.Context, tx bun.IDB, rows []bookingcsv.Row, o ImportOptions, now time.Time) (*ImportResult, error) {
+func ImportBookings(ctx context.Context, tx bun.IDB, rows []bookingcsv.Row, o ImportOptions, now time.Time) (*api.ImportReport, error) {
 	if _, err := tx.NewRaw("SELECT pg_advisory_xact_lock(?)", int64(bookingLockKey)).Exec(ctx); err != nil {
 		return nil, fmt.Errorf("models: import bookings: lock: %w", err)
 	}
@@ -73,7 +49,7 @@ func ImportBookings(ctx context.Context, tx bun.IDB, rows []bookingcsv.Row, o Im
 	if err != nil {
 		return nil, fmt.Errorf("models: import bookings: %w", err)
 	}
-	res := &ImportResult{DryRun: o.DryRun, Rows: make([]ImportRowResult, len(rows))}
+	res := &api.ImportReport{DryRun: o.DryRun, Rows: make([]api.ImportRow, len(rows))}
 	reqs := make([]*BookingRow, len(rows))
 	users := map[string]*User{}
 	owners := make([]*User, len(rows))
@@ -81,7 +57,7 @@ func ImportBookings(ctx context.Context, tx bun.IDB, rows []bookingcsv.Row, o Im
 	for i := range rows {
 		r := &rows[i]
 		out := &res.Rows[i]
-		*out = ImportRowResult{Line: r.Line, Status: ImportInvalid, Email: r.Email, StartsAt: r.Start.UTC(), EndsAt: r.End.UTC(), Note: r.Note}
+		*out = api.ImportRow{Row: r.Line, Status: ImportInvalid, Email: r.Email, StartsAt: r.Start.UTC(), EndsAt: r.End.UTC(), Note: r.Note}
 		if r.Err != "" {
 			out.Reason = r.Err
 			continue

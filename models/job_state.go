@@ -9,19 +9,19 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // Job states (DESIGN.md, invariant 2): the API contract's names.
 const (
-	JobQueued     = apiclient.JobQueued
-	JobScheduled  = apiclient.JobScheduled
-	JobAllocating = apiclient.JobAllocating
-	JobRunning    = apiclient.JobRunning
-	JobCompleted  = apiclient.JobCompleted
-	JobFailed     = apiclient.JobFailed
-	JobCanceled   = apiclient.JobCanceled
-	JobPreempted  = apiclient.JobPreempted
+	JobQueued     = api.JobQueued
+	JobScheduled  = api.JobScheduled
+	JobAllocating = api.JobAllocating
+	JobRunning    = api.JobRunning
+	JobCompleted  = api.JobCompleted
+	JobFailed     = api.JobFailed
+	JobCanceled   = api.JobCanceled
+	JobPreempted  = api.JobPreempted
 )
 
 // JobStates lists every state in the order of a job's life.
@@ -47,7 +47,7 @@ var ErrBadTransition = errors.New("state transition not allowed")
 func CanMove(from, to string) bool { return slices.Contains(jobMoves[from], to) }
 
 // IsTerminal reports whether a job in state s will never move again.
-func IsTerminal(s string) bool { return apiclient.IsTerminal(s) }
+func IsTerminal(s string) bool { return api.IsTerminal(s) }
 
 // JobEvent is one recorded move of a job's state.
 type JobEvent struct {

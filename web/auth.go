@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -52,9 +53,9 @@ func (s *Server) bearer(kind tokenKind) echo.MiddlewareFunc {
 			p := &handlers.Principal{Token: tok}
 			switch {
 			case kind == userTokens && tok.IsNode():
-				return handlers.Errorf(http.StatusForbidden, "node_token", "node tokens can only call the node routes; use a personal token (gpusched token create --user EMAIL)")
+				return handlers.Errorf(http.StatusForbidden, api.CodeNodeToken, "node tokens can only call the node routes; use a personal token (gpusched token create --user EMAIL)")
 			case kind == nodeTokens && !tok.IsNode():
-				return handlers.Errorf(http.StatusForbidden, "not_node_token", "this route is for node agents; use a node token (gpusched token create --node NAME)")
+				return handlers.Errorf(http.StatusForbidden, api.CodeNotNodeToken, "this route is for node agents; use a node token (gpusched token create --node NAME)")
 			case tok.IsNode():
 				if tok.Node == nil {
 					return handlers.ErrUnauthorized
@@ -101,7 +102,7 @@ func signedIn(next echo.HandlerFunc) echo.HandlerFunc {
 			return c.NoContent(http.StatusUnauthorized)
 		}
 		if c.Request().Method != http.MethodGet {
-			return handlers.Errorf(http.StatusUnauthorized, "unauthorized", "sign in first")
+			return handlers.Errorf(http.StatusUnauthorized, api.CodeUnauthorized, "sign in first")
 		}
 		return c.Redirect(http.StatusSeeOther, login)
 	}
@@ -127,12 +128,12 @@ func sameOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
-			return handlers.Errorf(http.StatusForbidden, "cross_origin", "cross-site request refused")
+			return handlers.Errorf(http.StatusForbidden, api.CodeCrossOrigin, "cross-site request refused")
 		}
 		if o := r.Header.Get("Origin"); o != "" {
 			u, err := url.Parse(o)
 			if err != nil || u.Host != r.Host {
-				return handlers.Errorf(http.StatusForbidden, "cross_origin", "cross-site request refused")
+				return handlers.Errorf(http.StatusForbidden, api.CodeCrossOrigin, "cross-site request refused")
 			}
 		}
 		return next(c)

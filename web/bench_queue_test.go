@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -81,9 +81,9 @@ func BenchmarkReleaseToAllocate(b *testing.B) {
 	}
 	tok, _ := s.UserToken(b, models.RoleMember)
 	ctx := context.Background()
-	allocate := func(timeout string) handlers.JobJSON {
+	allocate := func(timeout string) api.Job {
 		_, body := s.Do(b, "POST", "/api/v1/cluster/gpu-allocate", tok, `{"gpu_count":8,"timeout_s":`+timeout+`}`)
-		var j handlers.JobJSON
+		var j api.Job
 		mustJSON(b, body, &j)
 		return j
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // Request bodies are bounded on every route before anything reads them:
@@ -42,7 +43,7 @@ func limitBodies(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		ct := strings.ToLower(strings.TrimSpace(r.Header.Get(echo.HeaderContentType)))
 		if strings.HasPrefix(ct, "multipart/") && !upload {
-			return handlers.Errorf(http.StatusUnsupportedMediaType, "unsupported_media_type",
+			return handlers.Errorf(http.StatusUnsupportedMediaType, api.CodeUnsupportedMediaType,
 				"this route takes no multipart body: send the form url-encoded")
 		}
 		if r.Body == nil || r.Body == http.NoBody {
@@ -76,5 +77,5 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 }
 
 func tooLarge(limit int64) error {
-	return handlers.Errorf(http.StatusRequestEntityTooLarge, "body_too_large", "the request body is larger than %d bytes", limit)
+	return handlers.Errorf(http.StatusRequestEntityTooLarge, api.CodeBodyTooLarge, "the request body is larger than %d bytes", limit)
 }

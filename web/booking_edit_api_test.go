@@ -7,19 +7,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
 // calBook creates a booking through the API and returns it.
-func calBook(t *testing.T, s *testserver.Server, tok, body string) handlers.BookingJSON {
+func calBook(t *testing.T, s *testserver.Server, tok, body string) api.Booking {
 	t.Helper()
 	st, b := s.Do(t, "POST", "/api/v1/bookings", tok, body)
 	if st != 201 {
 		t.Fatalf("book %s: %d %s", body, st, b)
 	}
-	var out handlers.BookingJSON
+	var out api.Booking
 	mustJSON(t, b, &out)
 	return out
 }
@@ -46,7 +46,7 @@ func TestBookingEdit(t *testing.T) {
 		t.Fatalf("extend into bo's booking: %d %s, want 409 naming %q", st, body, want)
 	}
 	st, body = s.Do(t, "PATCH", path, ana, fmt.Sprintf(`{"ends_at":%q,"note":"  longer run "}`, e13))
-	var got handlers.BookingJSON
+	var got api.Booking
 	mustJSON(t, body, &got)
 	if st != 200 || got.EndsAt.Format(time.RFC3339) != e13 || got.Note != "longer run" || got.Sequence != 1 {
 		t.Fatalf("extend to 13:00: %d %s", st, body)
@@ -155,7 +155,7 @@ func TestBookingEditNamedGPUs(t *testing.T) {
 	mine := calBook(t, s, ana, bookingBody(2, 9, 10))
 	path := fmt.Sprintf("/api/v1/bookings/%d", mine.ID)
 	st, body := s.Do(t, "PATCH", path, ana, fmt.Sprintf(`{"gpu_ids":[%d,%d]}`, ids[0], ids[1]))
-	var got handlers.BookingJSON
+	var got api.Booking
 	mustJSON(t, body, &got)
 	if st != 200 || len(got.GPUIDs) != 2 || got.GPUCount != 2 || got.GPUModel != "" {
 		t.Fatalf("name GPUs: %d %s", st, body)
@@ -168,7 +168,7 @@ func TestBookingEditNamedGPUs(t *testing.T) {
 		t.Fatalf("a count on a booking of named GPUs: %d %s", st, body)
 	}
 	st, body = s.Do(t, "PATCH", path, ana, `{"gpu_ids":[],"gpu_count":3}`)
-	got = handlers.BookingJSON{}
+	got = api.Booking{}
 	mustJSON(t, body, &got)
 	if st != 200 || len(got.GPUIDs) != 0 || got.GPUCount != 3 {
 		t.Fatalf("back to a count: %d %s", st, body)

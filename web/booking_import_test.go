@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -27,14 +27,14 @@ func importSheet(ana, bo string) string {
 	}, "\n") + "\n"
 }
 
-func postImport(t *testing.T, s *testserver.Server, tok, query, body string) (int, handlers.ImportResponse) {
+func postImport(t *testing.T, s *testserver.Server, tok, query, body string) (int, api.ImportReport) {
 	t.Helper()
 	req, _ := newReq("POST", s.URL+"/api/v1/bookings/import"+query, body, tok, "text/csv")
 	resp, err := s.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out handlers.ImportResponse
+	var out api.ImportReport
 	mustJSON(t, readAll(t, resp), &out)
 	return resp.StatusCode, out
 }
@@ -54,13 +54,13 @@ func TestBookingImport(t *testing.T) {
 
 	st, res := postImport(t, s, admin, "?dry_run=true&tz=Europe/Berlin", sheet)
 	if st != 200 || res.Create != 2 || res.Invalid != 5 || res.Written {
-		t.Fatalf("dry run: %d %+v", st, res.ImportResult)
+		t.Fatalf("dry run: %d %+v", st, res)
 	}
 	want := map[int]string{2: "", 3: "", 4: "clash with row 2", 5: "unknown email nobody@example.com", 6: "bad date",
 		7: "end before start", 8: "unknown GPU 9 on gpu-a"}
 	for _, r := range res.Rows {
-		if !strings.Contains(r.Reason, want[r.Line]) || (want[r.Line] == "") != (r.Status == models.ImportCreate) {
-			t.Errorf("row %d: %s %q, want %q", r.Line, r.Status, r.Reason, want[r.Line])
+		if !strings.Contains(r.Reason, want[r.Row]) || (want[r.Row] == "") != (r.Status == models.ImportCreate) {
+			t.Errorf("row %d: %s %q, want %q", r.Row, r.Status, r.Reason, want[r.Row])
 		}
 	}
 	if r := res.Rows[0]; r.StartsAt.UTC().Hour() != 8 {
@@ -73,11 +73,11 @@ func TestBookingImport(t *testing.T) {
 		t.Fatalf("%d bookings written by a refused import", n)
 	}
 	if st, res := postImport(t, s, admin, "?tz=Europe/Berlin&skip_invalid=true", sheet); st != 200 || !res.Written || res.Create != 2 {
-		t.Fatalf("import skipping bad rows: %d %+v", st, res.ImportResult)
+		t.Fatalf("import skipping bad rows: %d %+v", st, res)
 	}
 	st, res = postImport(t, s, admin, "?tz=Europe/Berlin&skip_invalid=true&create_users=true", sheet)
 	if st != 200 || res.Existing != 2 || res.Create != 1 || !strings.Contains(res.Rows[0].Reason, "already imported as booking #") {
-		t.Fatalf("re-import: %d %+v", st, res.ImportResult)
+		t.Fatalf("re-import: %d %+v", st, res)
 	}
 	if st, res := postImport(t, s, admin, "?tz=Europe/Berlin&skip_invalid=true&create_users=true", sheet); st != 200 || res.Existing != 3 || res.Written {
 		t.Fatalf("a third import with nothing new: %d %+v", st, res)
@@ -119,11 +119,11 @@ func TestBookingImportRules(t *testing.T) {
 	st, res := postImport(t, s, admin, "?dry_run=true", sheet)
 	want := []string{"already over", "a booking may last at most 72h", "at most 8", "more than 30 days ahead", ""}
 	if st != 200 || len(res.Rows) != len(want) {
-		t.Fatalf("dry run: %d %+v", st, res.ImportResult)
+		t.Fatalf("dry run: %d %+v", st, res)
 	}
 	for i, r := range res.Rows {
 		if !strings.Contains(r.Reason, want[i]) || (want[i] == "") != (r.Status == models.ImportCreate) {
-			t.Errorf("row %d: %s %q, want %q", r.Line, r.Status, r.Reason, want[i])
+			t.Errorf("row %d: %s %q, want %q", r.Row, r.Status, r.Reason, want[i])
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -56,7 +56,7 @@ func TestBookingSeries(t *testing.T) {
 		t.Fatalf("bo cancels: %d %s", st, b)
 	}
 	st, resp = s.Do(t, "POST", "/api/v1/bookings/series", ana, body)
-	var series apiclient.Series
+	var series api.Series
 	mustJSON(t, resp, &series)
 	if st != 201 || len(series.Bookings) != 10 {
 		t.Fatalf("series: %d, %d occurrences, want 10: %s", st, len(series.Bookings), resp)
@@ -114,7 +114,7 @@ func TestBookingSeriesAcrossDST(t *testing.T) {
 	tok, _ := s.UserToken(t, models.RoleMember)
 	st, body := s.Do(t, "POST", "/api/v1/bookings/series", tok, `{"gpu_count":1,"time_zone":"Europe/Berlin","first_day":"2027-03-25",
 		"last_day":"2027-03-30","days":["mon","tue","thu","fri"],"start_time":"09:00","end_time":"18:00"}`)
-	var series apiclient.Series
+	var series api.Series
 	mustJSON(t, body, &series)
 	if st != 201 {
 		t.Fatalf("series: %d %s", st, body)

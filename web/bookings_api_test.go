@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -89,9 +89,9 @@ func TestBookingClashAndCancel(t *testing.T) {
 	if st != 201 {
 		t.Fatalf("ana books 6: %d %s", st, body)
 	}
-	var first handlers.BookingJSON
+	var first api.Booking
 	mustJSON(t, body, &first)
-	if diff := cmp.Diff(handlers.BookingJSON{Kind: "booking", User: anaUser.Email, GPUCount: 6, GPUModel: "H100", State: "upcoming"},
+	if diff := cmp.Diff(api.Booking{Kind: "booking", User: anaUser.Email, GPUCount: 6, GPUModel: "H100", State: "upcoming"},
 		first, cmpIgnoreBookingIDs); diff != "" {
 		t.Errorf("booking (-want +got):\n%s", diff)
 	}
@@ -147,10 +147,10 @@ func TestBookingClashAndCancel(t *testing.T) {
 	// Everyone sees every booking; mine=1 narrows to one's own.
 	from := time.Now().UTC().Format(time.RFC3339)
 	_, body = s.Do(t, "GET", "/api/v1/bookings?from="+from, bo, "")
-	var all struct{ Bookings []handlers.BookingJSON }
+	var all struct{ Bookings []api.Booking }
 	mustJSON(t, body, &all)
 	_, body = s.Do(t, "GET", "/api/v1/bookings?mine=1&from="+from, ana, "")
-	var mine struct{ Bookings []handlers.BookingJSON }
+	var mine struct{ Bookings []api.Booking }
 	mustJSON(t, body, &mine)
 	if len(all.Bookings) != 4 || len(mine.Bookings) != 1 {
 		t.Fatalf("listed %d live bookings (want 4) and %d of ana's (want 1)", len(all.Bookings), len(mine.Bookings))

@@ -12,9 +12,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
-	"github.com/gpuscheduler/gpuscheduler/internal/testkit/browsertest"
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
 	"github.com/gpuscheduler/gpuscheduler/internal/node"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/browsertest"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
 
@@ -29,7 +30,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	status, code, msg := http.StatusInternalServerError, "internal", "something went wrong on our side; the error was logged"
+	status, code, msg := http.StatusInternalServerError, api.CodeInternal, "something went wrong on our side; the error was logged"
 	var apiErr *handlers.APIError
 	var httpErr *echo.HTTPError
 	switch {
@@ -55,7 +56,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		return
 	}
 	if wantsJSON(c) {
-		_ = c.JSON(status, map[string]string{"error": msg, "code": code})
+		_ = c.JSON(status, api.Error{Message: msg, Code: code})
 		return
 	}
 	page := s.h.Page(c, http.StatusText(status), "")
@@ -68,24 +69,24 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 func codeFor(status int) string {
 	switch status {
 	case http.StatusBadRequest:
-		return "bad_request"
+		return api.CodeBadRequest
 	case http.StatusUnauthorized:
-		return "unauthorized"
+		return api.CodeUnauthorized
 	case http.StatusForbidden:
-		return "forbidden"
+		return api.CodeForbidden
 	case http.StatusNotFound:
-		return "not_found"
+		return api.CodeNotFound
 	case http.StatusMethodNotAllowed:
-		return "method_not_allowed"
+		return api.CodeMethodNotAllowed
 	case http.StatusRequestEntityTooLarge:
-		return "body_too_large"
+		return api.CodeBodyTooLarge
 	case http.StatusTooManyRequests:
-		return "rate_limited"
+		return api.CodeRateLimited
 	case http.StatusServiceUnavailable:
-		return "unavailable"
+		return api.CodeUnavailable
 	}
 	if status >= 500 {
-		return "internal"
+		return api.CodeInternal
 	}
 	return strings.ReplaceAll(strings.ToLower(http.StatusText(status)), " ", "_")
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 	"github.com/gpuscheduler/gpuscheduler/jobs"
 	"github.com/gpuscheduler/gpuscheduler/models"
@@ -61,7 +62,7 @@ func TestLeaseTTLDefaultAndCap(t *testing.T) {
 	if status != 200 {
 		t.Fatalf("allocate: %d %s", status, body)
 	}
-	var a handlers.AllocationJSON
+	var a api.Allocation
 	mustJSON(t, body, &a)
 	j := leaseJob(t, s, a.ID)
 	if j.LeaseTTLS == nil || *j.LeaseTTLS != 8*3600 || j.LeaseConfirmedAt == nil ||
@@ -129,7 +130,7 @@ func TestUnconfirmedGrantIsReleased(t *testing.T) {
 	if status != 200 {
 		t.Fatalf("holder: %d %s", status, body)
 	}
-	var holder handlers.AllocationJSON
+	var holder api.Allocation
 	mustJSON(t, body, &holder)
 
 	names := []string{"never", "read by an admin", "read by its owner", "asked again", "renewed"}
@@ -139,7 +140,7 @@ func TestUnconfirmedGrantIsReleased(t *testing.T) {
 		if status != http.StatusAccepted {
 			t.Fatalf("%s: %d %s", name, status, body)
 		}
-		var j handlers.JobJSON
+		var j api.Job
 		mustJSON(t, body, &j)
 		ids[name] = j.ID
 	}
@@ -176,7 +177,7 @@ func TestUnconfirmedGrantIsReleased(t *testing.T) {
 		t.Fatalf("owner read: %d %s", status, body)
 	}
 	status, body = doKey(t, s, "POST", "/api/v1/cluster/gpu-allocate", tok, "key-asked again", `{"job_id":"asked again","gpu_count":1,"timeout_s":0}`)
-	var again handlers.AllocationJSON
+	var again api.Allocation
 	mustJSON(t, body, &again)
 	if status != 200 || again.ID != ids["asked again"] || len(again.GPUs) != 1 {
 		t.Fatalf("asked again: %d %s", status, body)
@@ -307,7 +308,7 @@ func TestGPURenew(t *testing.T) {
 			}
 			continue
 		}
-		var j handlers.JobJSON
+		var j api.Job
 		mustJSON(t, body, &j)
 		if j.LeaseTTLS == nil || *j.LeaseTTLS != tc.ttl {
 			t.Fatalf("%s: %s, want lease_ttl_s %d", tc.name, body, tc.ttl)

@@ -9,15 +9,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
 func registerBody(gpus int) string {
-	req := apiclient.RegisterNodeRequest{Hostname: "gpu-a.lab", AgentVersion: "1.0"}
+	req := api.RegisterNodeRequest{Hostname: "gpu-a.lab", AgentVersion: "1.0"}
 	for i := range gpus {
-		req.GPUs = append(req.GPUs, apiclient.NodeGPU{Index: i, UUID: fmt.Sprintf("GPU-a-%d", i), Model: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559})
+		req.GPUs = append(req.GPUs, api.NodeGPU{Index: i, UUID: fmt.Sprintf("GPU-a-%d", i), Model: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559})
 	}
 	b, _ := json.Marshal(req)
 	return string(b)
@@ -33,7 +33,7 @@ func TestNodeRegisterHeartbeatAndClusterStatus(t *testing.T) {
 	if status != 200 {
 		t.Fatalf("register: %d %s", status, body)
 	}
-	var reg apiclient.RegisterNodeResponse
+	var reg api.RegisterNodeResponse
 	mustJSON(t, body, &reg)
 	if reg.NodeID != node.ID || reg.Name != "gpu-a" || reg.HeartbeatIntervalS != 1 {
 		t.Fatalf("register answer %+v", reg)

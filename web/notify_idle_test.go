@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
 	"github.com/gpuscheduler/gpuscheduler/internal/node"
@@ -73,14 +74,14 @@ func TestIdleReclaimEndToEnd(t *testing.T) {
 	if st != 200 {
 		t.Fatalf("allocate: %d %s", st, b)
 	}
-	var lease handlers.AllocationJSON
+	var lease api.Allocation
 	mustJSON(t, b, &lease)
 	other, _ := s.UserToken(t, models.RoleMember)
 	st, b = s.Do(t, "POST", "/api/v1/cluster/gpu-allocate", other, `{"job_id":"waiting","gpu_count":2,"timeout_s":0.2}`)
 	if st != 202 {
 		t.Fatalf("the second lease should wait: %d %s", st, b)
 	}
-	var waiting handlers.JobJSON
+	var waiting api.Job
 	mustJSON(t, b, &waiting)
 
 	idle := recv.next(t, models.EventGPUIdle, 15*time.Second)
@@ -126,7 +127,7 @@ func TestIdleOKOptOut(t *testing.T) {
 	if st != 200 {
 		t.Fatalf("allocate: %d %s", st, b)
 	}
-	var lease handlers.AllocationJSON
+	var lease api.Allocation
 	mustJSON(t, b, &lease)
 	path := fmt.Sprintf("/api/v1/jobs/%d/idle", lease.ID)
 	if st, b := s.Do(t, "PUT", path, tok, `{"idle_ok":true}`); st != 409 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -114,7 +115,7 @@ func TestLeaseLifecycle(t *testing.T) {
 	if status != 200 {
 		t.Fatalf("allocate 2: %d %s", status, body)
 	}
-	var first handlers.AllocationJSON
+	var first api.Allocation
 	mustJSON(t, body, &first)
 	if len(first.GPUs) != 2 || first.Node != "gpu-a" || strings.Count(first.CUDAVisibleDevices, ",") != 1 || first.JobID != "run-a" {
 		t.Fatalf("first grant %+v", first)
@@ -126,7 +127,7 @@ func TestLeaseLifecycle(t *testing.T) {
 		t.Fatalf("allocate 8: %d %s", status, body)
 	}
 	var waiting struct {
-		handlers.JobJSON
+		api.Job
 		Poll string `json:"poll"`
 	}
 	mustJSON(t, body, &waiting)
@@ -144,7 +145,7 @@ func TestLeaseLifecycle(t *testing.T) {
 		t.Fatalf("no explanation after 10s: %s", body)
 	}
 	if j.Position == nil || *j.Position != 1 || !strings.Contains(j.Reason, "8") {
-		t.Fatalf("explanation %+v", j.JobJSON)
+		t.Fatalf("explanation %+v", j.Job)
 	}
 
 	// Release the first lease (by the caller's own name): the 8-GPU lease starts.
@@ -186,7 +187,7 @@ func TestCancelPriorityAndOwnership(t *testing.T) {
 		t.Fatalf("hold all: %d %s", status, body)
 	}
 	_, body := s.Do(t, "POST", "/api/v1/queue/submit", ana, `{"gpu_count":1,"executor":"lease"}`)
-	var j handlers.JobJSON
+	var j api.Job
 	mustJSON(t, body, &j)
 	path := fmt.Sprintf("/api/v1/queue/%d", j.ID)
 
@@ -245,13 +246,13 @@ func TestOrchestratorControls(t *testing.T) {
 	if status != 202 {
 		t.Fatalf("allocate while paused: %d %s", status, body)
 	}
-	var waiting handlers.JobJSON
+	var waiting api.Job
 	mustJSON(t, body, &waiting)
 	// The pass may not have explained it before the 1s timeout: ask until it has.
 	waitFor(t, "the waiting lease's explanation", func() bool {
 		if waiting.ReasonCode == "" {
 			_, body = s.Do(t, "GET", fmt.Sprintf("/api/v1/jobs/%d", waiting.ID), member, "")
-			waiting = handlers.JobJSON{}
+			waiting = api.Job{}
 			mustJSON(t, body, &waiting)
 		}
 		return waiting.ReasonCode != ""

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // RateLimit is a token bucket per client address: Burst requests at once,
@@ -58,7 +59,7 @@ func signInLimit(r RateLimit) echo.MiddlewareFunc {
 		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
 		DenyHandler: func(c echo.Context, _ string, _ error) error {
 			c.Response().Header().Set("Retry-After", retry)
-			return handlers.Errorf(http.StatusTooManyRequests, "rate_limited", "too many sign-in attempts; try again in %s seconds", retry)
+			return handlers.Errorf(http.StatusTooManyRequests, api.CodeRateLimited, "too many sign-in attempts; try again in %s seconds", retry)
 		},
 		ErrorHandler: func(c echo.Context, err error) error { return err },
 	})

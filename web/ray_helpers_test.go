@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/ray"
 	"github.com/gpuscheduler/gpuscheduler/internal/ray/raytest"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
@@ -88,7 +88,7 @@ func (e *rayEnv) submit(t testing.TB, gpus int, command string) int64 {
 	if st != 201 {
 		t.Fatalf("submit: %d %s", st, out)
 	}
-	var j handlers.JobJSON
+	var j api.Job
 	mustJSON(t, out, &j)
 	return j.ID
 }

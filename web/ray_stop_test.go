@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/ray"
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 	"github.com/gpuscheduler/gpuscheduler/jobs"
@@ -160,7 +161,7 @@ func TestRayPreemption(t *testing.T) {
 	if code != 201 {
 		t.Fatalf("submit high: %d %s", code, out)
 	}
-	var hj handlers.JobJSON
+	var hj api.Job
 	mustJSON(t, out, &hj)
 	high := hj.ID
 	highFirst := fmt.Sprintf("gpusched-%d-1", high)

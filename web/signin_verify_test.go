@@ -11,8 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
-	"github.com/gpuscheduler/gpuscheduler/internal/testkit/oidctest"
 	"github.com/gpuscheduler/gpuscheduler/internal/signin"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/oidctest"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )

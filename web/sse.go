@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -61,7 +62,7 @@ func (h *Hub) Stream(c echo.Context) error {
 			continue
 		}
 		if !slices.Contains(sseTopics, t) {
-			return handlers.Errorf(http.StatusBadRequest, "invalid_topic", "unknown topic %q; choose from %s", t, strings.Join(sseTopics, ", "))
+			return handlers.Errorf(http.StatusBadRequest, api.CodeInvalidTopic, "unknown topic %q; choose from %s", t, strings.Join(sseTopics, ", "))
 		}
 		topics = append(topics, t)
 	}

@@ -30,6 +30,7 @@ type NodeConfig struct {
 	Token      string            // GPUSCHED_NODE_TOKEN(_FILE): the node token
 	Name       string            // reported host name; default: this host's
 	FakeGPUs   string            // simulate GPUs ("1x8:H100-80GB"); empty: NVML
+	FakeMIG    string            // with FakeGPUs: split them into MIG devices ("0-3:7x1g.10gb")
 	OutsideUse bool              // the fake also simulates work started outside the scheduler
 	Port       int               // GPUSCHED_PORT: the local API on 127.0.0.1 (0: off)
 	StateDir   string            // GPUSCHED_NODE_STATE_DIR: records of running jobs
@@ -40,7 +41,7 @@ func newNodeCmd() *cobra.Command {
 	var c NodeConfig
 	var userMap string
 	cmd := &cobra.Command{
-		Use:   "node --server URL --token TOKEN [--name NAME] [--fake-gpus 1x8:H100-80GB] [--port 9123]",
+		Use:   "node --server URL --token TOKEN [--name NAME] [--fake-gpus 1x8:H100-80GB [--fake-mig 0-3:7x1g.10gb]] [--port 9123]",
 		Short: "Run the node agent on a GPU host: telemetry, jobs, and the local /acquire API",
 		Long: `Run the node agent on a GPU host. It registers the host's GPUs (read through NVML,
 or simulated with --fake-gpus) with the control plane, heartbeats their telemetry and the
@@ -64,6 +65,7 @@ the next agent on the same --state-dir follows them again.`,
 	f.StringVar(&c.Name, "name", "", "host name to report (default: this host's name)")
 	f.StringVar(&c.FakeGPUs, "fake-gpus", "", `simulate GPUs, e.g. "1x8:H100-80GB" (one host of 8); default: real GPUs through NVML`)
 	f.BoolVar(&c.OutsideUse, "fake-outside-use", false, "with --fake-gpus: also simulate work started outside the scheduler")
+	f.StringVar(&c.FakeMIG, "fake-mig", "", `with --fake-gpus: split GPUs into MIG devices with the real profiles of the model, e.g. "0-3:7x1g.10gb;4:2x3g.40gb"`)
 	f.IntVar(&c.Port, "port", 0, "port of the local API on 127.0.0.1 (env GPUSCHED_PORT, default 9123; -1: off)")
 	f.StringVar(&c.StateDir, "state-dir", "", "where running jobs are recorded (env GPUSCHED_NODE_STATE_DIR; default /var/lib/gpusched/node as root, else ~/.local/state/gpusched/node)")
 	f.StringVar(&userMap, "user-map", "", `job owners' Unix users, "ana@example.com=ana,…" (env GPUSCHED_NODE_USER_MAP), over each user's own mapping`)
@@ -82,6 +84,9 @@ func (c *NodeConfig) fromEnv(cmd *cobra.Command, userMap string) error {
 	}
 	if c.Server == "" || c.Token == "" {
 		return errors.New("give --server URL and --token TOKEN (or GPUSCHED_SERVER and GPUSCHED_NODE_TOKEN); create a token with: gpusched token create --node NAME")
+	}
+	if c.FakeMIG != "" && c.FakeGPUs == "" {
+		return errors.New("--fake-mig splits simulated GPUs: give --fake-gpus too")
 	}
 	if !cmd.Flags().Changed("port") {
 		c.Port = 9123
@@ -122,12 +127,11 @@ func runNode(ctx context.Context, c NodeConfig) error {
 	logger := newLogger(os.Stderr, "info", "auto")
 	var gpus gpu.Provider
 	if c.FakeGPUs != "" {
-		spec, err := gpu.ParseFakeSpec(c.FakeGPUs)
+		fake, err := c.fakeGPUs()
 		if err != nil {
 			return err
 		}
-		spec.Nodes, spec.OutsideUse = 1, c.OutsideUse
-		gpus = gpu.NewFake(c.Name, spec)
+		gpus = fake
 	} else {
 		n, err := gpu.NewNVML()
 		if err != nil {
@@ -162,4 +166,19 @@ func runNode(ctx context.Context, c NodeConfig) error {
 	cancel()
 	wg.Wait()
 	return err
+}
+
+// fakeGPUs is the simulated host the flags describe.
+func (c *NodeConfig) fakeGPUs() (*gpu.Fake, error) {
+	spec, err := gpu.ParseFakeSpec(c.FakeGPUs)
+	if err != nil {
+		return nil, err
+	}
+	if c.FakeMIG != "" {
+		if spec, err = spec.WithMIG(c.FakeMIG); err != nil {
+			return nil, err
+		}
+	}
+	spec.Nodes, spec.OutsideUse = 1, c.OutsideUse
+	return gpu.NewFake(c.Name, spec), nil
 }

@@ -17,7 +17,7 @@ func newNodeDoctorCmd() *cobra.Command {
 	var c NodeConfig
 	var userMap string
 	cmd := &cobra.Command{
-		Use:   "doctor [--server URL --token TOKEN] [--fake-gpus 1x8:H100-80GB]",
+		Use:   "doctor [--server URL --token TOKEN] [--fake-gpus 1x8:H100-80GB [--fake-mig 0-3:7x1g.10gb]]",
 		Short: "Check a GPU host before its agent joins: NVML, driver, GPU health, MIG, persistence, users, clock, server",
 		Long: `Check a GPU host before its agent joins. Each line is OK, WARN or FAIL, with the fix:
 NVML loads; the driver and CUDA versions; every GPU's health (ECC, retired pages or
@@ -32,12 +32,11 @@ Reads the same flags and environment as gpusched node. Exits 1 when a check fail
 			}
 			d := &node.Doctor{UserMap: c.UserMap, StateDir: c.StateDir, Port: c.Port}
 			if c.FakeGPUs != "" {
-				spec, err := gpu.ParseFakeSpec(c.FakeGPUs)
+				fake, err := c.fakeGPUs()
 				if err != nil {
 					return err
 				}
-				spec.Nodes, spec.OutsideUse = 1, c.OutsideUse
-				d.GPUs = gpu.NewFake(c.Name, spec)
+				d.GPUs = fake
 			} else if n, err := gpu.NewNVML(); err != nil {
 				d.GPUErr = err
 			} else {
@@ -63,6 +62,7 @@ Reads the same flags and environment as gpusched node. Exits 1 when a check fail
 	f.StringVar(&c.Token, "token", "", "node token (env GPUSCHED_NODE_TOKEN or GPUSCHED_NODE_TOKEN_FILE)")
 	f.StringVar(&c.Name, "name", "", "host name (default: this host's name)")
 	f.StringVar(&c.FakeGPUs, "fake-gpus", "", `check simulated GPUs, e.g. "1x8:H100-80GB"`)
+	f.StringVar(&c.FakeMIG, "fake-mig", "", `with --fake-gpus: split them into MIG devices, e.g. "0-3:7x1g.10gb"`)
 	f.IntVar(&c.Port, "port", 0, "port of the local API (env GPUSCHED_PORT, default 9123; -1: not checked)")
 	f.StringVar(&c.StateDir, "state-dir", "", "the agent's state folder (env GPUSCHED_NODE_STATE_DIR)")
 	f.StringVar(&userMap, "user-map", "", `job owners' Unix users, "ana@example.com=ana,…" (env GPUSCHED_NODE_USER_MAP)`)

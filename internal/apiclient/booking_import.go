@@ -9,45 +9,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/lighthttp"
 )
 
-// ImportRow is what became (or would become) of one row of the sheet.
-type ImportRow struct {
-	Row       int       `json:"row"`
-	Status    string    `json:"status"` // create, exists, invalid
-	Reason    string    `json:"reason,omitempty"`
-	Email     string    `json:"email"`
-	GPUs      string    `json:"gpus"`
-	StartsAt  time.Time `json:"starts_at"`
-	EndsAt    time.Time `json:"ends_at"`
-	Note      string    `json:"note,omitempty"`
-	BookingID int64     `json:"booking_id,omitempty"`
-	NewUser   bool      `json:"new_user,omitempty"`
-}
-
-// ImportReport is the answer of POST /api/v1/bookings/import. Error is
-// set when nothing was written because some rows are invalid.
-type ImportReport struct {
-	Rows     []ImportRow `json:"rows"`
-	Create   int         `json:"create"`
-	Existing int         `json:"existing"`
-	Invalid  int         `json:"invalid"`
-	DryRun   bool        `json:"dry_run"`
-	Written  bool        `json:"written"`
-	Error    string      `json:"error,omitempty"`
-	Code     string      `json:"code,omitempty"`
-}
-
-// ImportOptions are the query of an import.
-type ImportOptions struct {
-	DryRun, CreateUsers, SkipInvalid bool
-	TZ                               string
-}
-
 // ImportBookings sends the sheet (CSV) for import. A refusal because of
 // invalid rows (422) is a report, not an error.
-func (c *Client) ImportBookings(ctx context.Context, sheet io.Reader, o ImportOptions) (*ImportReport, error) {
+func (c *Client) ImportBookings(ctx context.Context, sheet io.Reader, o api.ImportOptions) (*api.ImportReport, error) {
 	q := url.Values{}
 	for name, v := range map[string]bool{"dry_run": o.DryRun, "create_users": o.CreateUsers, "skip_invalid": o.SkipInvalid} {
 		if v {
@@ -65,7 +33,7 @@ func (c *Client) ImportBookings(ctx context.Context, sheet io.Reader, o ImportOp
 	if err != nil {
 		return nil, err
 	}
-	var rep ImportReport
+	var rep api.ImportReport
 	if status == 200 || status == 422 {
 		if err := json.Unmarshal(data, &rep); err == nil && rep.Rows != nil {
 			return &rep, nil
@@ -104,7 +72,7 @@ func (c *Client) raw(ctx context.Context, method, path, contentType string, body
 
 // answerError is the Error of a refused request.
 func answerError(status int, data []byte) error {
-	e := &Error{Status: status}
+	e := &api.Error{Status: status}
 	if json.Unmarshal(data, e) != nil || e.Message == "" {
 		e.Message = strings.TrimSpace(string(data))
 		if e.Message == "" {

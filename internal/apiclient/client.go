@@ -1,12 +1,12 @@
 // Package apiclient is the Go client of GPUScheduler's JSON API, shared by the
-// CLI, the node agent and the client agent. It also defines the wire types
-// of the routes it calls, so that server and clients cannot drift apart.
+// CLI, the node agent and the client agent: one method per route it calls,
+// taking and returning the wire types of internal/api. A refused request
+// is an *api.Error.
 package apiclient
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -42,27 +42,8 @@ func New(baseURL, token string) *Client {
 	}
 }
 
-// Error is an error answer of the API: its status and the flat JSON body
-// {"error": …, "code": …}.
-type Error struct {
-	Status  int    `json:"-"`
-	Message string `json:"error"`
-	Code    string `json:"code"`
-}
-
-// Error returns the server's sentence with the status.
-func (e *Error) Error() string {
-	return fmt.Sprintf("%s (HTTP %d, %s)", e.Message, e.Status, e.Code)
-}
-
-// IsStatus reports whether err is an API error with the given status.
-func IsStatus(err error, status int) bool {
-	var e *Error
-	return errors.As(err, &e) && e.Status == status
-}
-
 // Do sends method path with body encoded as JSON (when not nil) and decodes
-// a 2xx answer into out (when not nil). Other answers become *Error.
+// a 2xx answer into out (when not nil). Other answers become *api.Error.
 func (c *Client) Do(ctx context.Context, method, path string, body, out any) error {
 	return c.DoWith(ctx, method, path, body, out, nil)
 }

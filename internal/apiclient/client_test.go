@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient/nethttp"
 )
@@ -71,7 +72,7 @@ func TestClientDo(t *testing.T) {
 			}
 
 			err = c.Do(ctx, "DELETE", "/refused", nil, nil)
-			var apiErr *apiclient.Error
+			var apiErr *api.Error
 			if !errors.As(err, &apiErr) || apiErr.Status != 409 || apiErr.Message != "the job has ended" || apiErr.Code != "conflict" {
 				t.Errorf("DELETE /refused: %#v", err)
 			}
@@ -80,7 +81,7 @@ func TestClientDo(t *testing.T) {
 			}
 
 			err = c.Do(ctx, "GET", "/broken", nil, &out)
-			if !apiclient.IsStatus(err, 500) || !errors.As(err, &apiErr) || apiErr.Message != "Internal Server Error" {
+			if !api.IsStatus(err, 500) || !errors.As(err, &apiErr) || apiErr.Message != "Internal Server Error" {
 				t.Errorf("GET /broken: %v", err)
 			}
 			<-got

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // bookTimeLayouts are the accepted forms of --from and --until.
@@ -29,7 +29,7 @@ func parseBookTime(flag, s string) (time.Time, error) {
 }
 
 func newBookCmd() *cobra.Command {
-	var req apiclient.BookingRequest
+	var req api.BookingRequest
 	var from, until, ids string
 	var length time.Duration
 	cmd := &cobra.Command{
@@ -151,7 +151,7 @@ func newBookingsCmd() *cobra.Command {
 }
 
 // bookingGPUs says what a booking claims: "2 × H100", "2 × any" or "GPUs 3,4".
-func bookingGPUs(b apiclient.Booking) string {
+func bookingGPUs(b api.Booking) string {
 	if len(b.GPUIDs) > 0 {
 		ids := make([]string, len(b.GPUIDs))
 		for i, id := range b.GPUIDs {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/bookingcsv"
 )
 
@@ -30,7 +30,7 @@ func cliTime(flag, s string) (time.Time, error) {
 }
 
 // printBooking writes one booking's line, times in the local zone.
-func printBooking(w io.Writer, verb string, b *apiclient.Booking) {
+func printBooking(w io.Writer, verb string, b *api.Booking) {
 	fmt.Fprintf(w, "booking %d %s: %s, %s – %s (%s)", b.ID, verb, bookingGPUs(*b), b.StartsAt.Local().Format("Mon 2 Jan 15:04"),
 		b.EndsAt.Local().Format("Mon 2 Jan 15:04 MST"), b.State)
 	if b.Note != "" {
@@ -52,7 +52,7 @@ func newBookingsEditCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("%q is not a booking id", args[0])
 			}
-			var p apiclient.BookingPatch
+			var p api.BookingPatch
 			if from != "" {
 				t, err := cliTime("from", from)
 				if err != nil {

@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 func newBookingsImportCmd() *cobra.Command {
-	var o apiclient.ImportOptions
+	var o api.ImportOptions
 	cmd := &cobra.Command{
 		Use:   "import FILE.csv [--dry-run] [--tz ZONE] [--create-users] [--skip-invalid]",
 		Short: "Import the bookings sheet (admins): CSV email,gpus,gpu_model,node,gpu_ids,start,end,note",

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // weekdayNames are the days of a series, Monday first.
@@ -50,7 +50,7 @@ func dayIndex(s string) int {
 }
 
 func newBookingsSeriesCmd() *cobra.Command {
-	var req apiclient.SeriesRequest
+	var req api.SeriesRequest
 	var days string
 	cmd := &cobra.Command{
 		Use:   "series -g N [--type T] --first DAY --last DAY [--days mon-fri] --start 09:00 --end 18:00 [--tz ZONE]",

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 func newQueueCmd() *cobra.Command {
@@ -60,15 +60,15 @@ func newQueueCmd() *cobra.Command {
 
 func stateCode(s string) string {
 	switch s {
-	case "running":
+	case api.JobRunning:
 		return "R"
-	case "scheduled", "allocating":
+	case api.JobScheduled, api.JobAllocating:
 		return "CF"
 	}
 	return s
 }
 
-func running(j apiclient.Job, now time.Time) string {
+func running(j api.Job, now time.Time) string {
 	if j.StartedAt == nil {
 		return "starting"
 	}
@@ -79,7 +79,7 @@ func running(j apiclient.Job, now time.Time) string {
 	return s
 }
 
-func eta(j apiclient.Job, now time.Time) string {
+func eta(j api.Job, now time.Time) string {
 	if j.EstimatedStartTime == nil {
 		return "unknown"
 	}
@@ -105,7 +105,7 @@ func newCancelCmd() *cobra.Command {
 					return err
 				}
 				switch j.State {
-				case "canceled":
+				case api.JobCanceled:
 					fmt.Fprintf(cmd.OutOrStdout(), "job %d canceled\n", j.ID)
 				default: // a node or Ray stops it; the job ends when that is confirmed
 					fmt.Fprintf(cmd.OutOrStdout(), "job %d stopping (%s until its executor confirms)\n", j.ID, j.State)

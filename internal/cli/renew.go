@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 func newRenewCmd() *cobra.Command {
@@ -33,7 +35,7 @@ the node agent made for 'gpusched run' are renewed by the agent while the comman
 					return err
 				}
 				switch {
-				case j.LeaseExpiresAt != nil && j.State == "running":
+				case j.LeaseExpiresAt != nil && j.State == api.JobRunning:
 					fmt.Fprintf(cmd.OutOrStdout(), "lease %d renewed until %s (in %s)\n", j.ID,
 						j.LeaseExpiresAt.Local().Format("Mon 2 Jan 15:04 MST"), j.LeaseExpiresAt.Sub(time.Now()).Round(time.Minute))
 				case j.LeaseTTLS != nil:

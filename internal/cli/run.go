@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/lighthttp"
 )
 
@@ -55,20 +56,20 @@ func runOnLocalGPUs(cmd *cobra.Command, o runOptions, args []string) error {
 	if err != nil {
 		return fmt.Errorf("cannot run %s: %w", args[0], err)
 	}
-	body := map[string]any{"pid": os.Getpid(), "num_gpus": o.gpus, "gpu_type": o.gpuType, "time": o.time, "name": o.name, "priority": o.prio}
+	pid, n := os.Getpid(), o.gpus
+	body := api.AcquireRequest{PID: &pid, NumGPUs: &n, GPUType: o.gpuType, Time: o.time, Name: o.name, Priority: o.prio}
 	if o.mem != "" {
 		gb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(o.mem), "B"), "G"), 64)
 		if err != nil || gb <= 0 {
 			return fmt.Errorf("--mem %q: want GB per GPU, e.g. 40G", o.mem)
 		}
-		body["mem_gb"] = gb
+		body.MemGB = &gb
 	}
 	url := strings.TrimRight(cmp.Or(os.Getenv("GPUSCHED_URL"), "http://127.0.0.1:9123"), "/")
 	ctx := cmd.Context()
-	type answer struct {
-		JobID string `json:"job_id"`
-		GPUs  string `json:"gpus"`
-		Error string `json:"error"`
+	type answer struct { // a grant, or a refusal's sentence
+		api.AcquireGrant
+		api.Error
 	}
 	got := make(chan answer, 1)
 	failed := make(chan error, 1)
@@ -79,7 +80,7 @@ func runOnLocalGPUs(cmd *cobra.Command, o runOptions, args []string) error {
 		case err != nil:
 			failed <- err
 		case status != 200:
-			failed <- fmt.Errorf("the node agent refused: %s", cmp.Or(a.Error, lighthttp.StatusText(status), fmt.Sprintf("HTTP %d", status)))
+			failed <- fmt.Errorf("the node agent refused: %s", cmp.Or(a.Message, lighthttp.StatusText(status), fmt.Sprintf("HTTP %d", status)))
 		default:
 			got <- a
 		}
@@ -114,19 +115,12 @@ func runOnLocalGPUs(cmd *cobra.Command, o runOptions, args []string) error {
 // localWaitLine describes this process's waiting request from the agent's
 // /jobs: place, reason and expected start.
 func localWaitLine(ctx context.Context, url string, pid int) string {
-	var jobs []struct {
-		PID      int        `json:"pid"`
-		Status   string     `json:"status"`
-		NumGPUs  int        `json:"num_gpus"`
-		Position *int       `json:"position"`
-		Reason   string     `json:"reason"`
-		ETA      *time.Time `json:"eta"`
-	}
+	var jobs []api.LocalLease
 	if _, err := getJSON(ctx, url+"/jobs", &jobs); err != nil {
 		return ""
 	}
 	for _, j := range jobs {
-		if j.PID != pid || j.Status != "queued" {
+		if j.PID != pid || j.Status != api.LocalQueued {
 			continue
 		}
 		line := fmt.Sprintf("waiting for %d GPU%s", j.NumGPUs, plural(j.NumGPUs))

@@ -9,12 +9,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 func newSubmitCmd() *cobra.Command {
-	var req apiclient.SubmitRequest
+	var req api.SubmitRequest
 	var memGB float64
+	var gpus int
 	var priority, duration, runtimeEnv string
 	var stopGrace time.Duration
 	var env []string
@@ -30,18 +31,24 @@ func newSubmitCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			req.Command = shellJoin(args)
+			req.Command, req.GPUCount = shellJoin(args), &gpus
 			if memGB > 0 {
 				req.MemoryGB = &memGB
 			}
 			if priority != "" {
-				req.Priority = priority
+				if req.Priority, err = api.ParsePriority(priority); err != nil {
+					return fmt.Errorf("--priority: %w", err)
+				}
 			}
 			if duration != "" {
-				req.EstimatedDuration = duration
+				if req.EstimatedDuration, err = api.ParseSeconds(duration); err != nil {
+					return fmt.Errorf("--time: %w", err)
+				}
 			}
-			if stopGrace > 0 {
-				req.StopGrace = stopGrace.String()
+			if stopGrace != 0 {
+				if req.StopGrace, err = api.ParseSeconds(stopGrace.String()); err != nil {
+					return fmt.Errorf("--stop-grace: %w", err)
+				}
 			}
 			if len(env) > 0 {
 				req.Env = map[string]string{}
@@ -78,7 +85,7 @@ func newSubmitCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.IntVarP(&req.GPUCount, "gpus", "g", 1, "GPUs, all at once (gang)")
+	f.IntVarP(&gpus, "gpus", "g", 1, "GPUs, all at once (gang)")
 	f.Float64Var(&memGB, "mem", 0, "minimum memory per GPU in GB")
 	f.StringVar(&req.GPUModel, "model", "", "GPU model, e.g. H100 (matches part of the name)")
 	f.StringVarP(&priority, "priority", "p", "", "low, normal, high or critical (admins)")

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
 )
 
@@ -41,11 +42,11 @@ func (a *ActionTaker) Act(ctx context.Context, m *MonitorConfig) error {
 	until := a.Now().Add(m.Cooldown.D(DefaultCooldown))
 	if a.DryRun {
 		body, _ := json.Marshal(req)
-		a.Logger.Info("dry run: would POST "+apiclient.AllocatePath, "monitor", m.Name, "body", string(body), "cooldown_until", until)
+		a.Logger.Info("dry run: would POST "+api.AllocatePath, "monitor", m.Name, "body", string(body), "cooldown_until", until)
 		return a.Cooldowns.Start(m.Name, until)
 	}
 	key := newKey()
-	var hold *apiclient.Hold
+	var hold *api.Hold
 	var err error
 	for attempt := range 3 {
 		hold, err = a.Client.Allocate(ctx, req, key)
@@ -61,7 +62,7 @@ func (a *ActionTaker) Act(ctx context.Context, m *MonitorConfig) error {
 	switch {
 	case err == nil:
 		a.Logger.Info("GPUs held for you", "monitor", m.Name, "hold", hold.ID, "gpus", hold.GPUCount, "expires_at", hold.ExpiresAt)
-	case apiclient.IsStatus(err, http.StatusConflict):
+	case api.IsStatus(err, http.StatusConflict):
 		// At the hold limit or the quota: asking again soon would not help.
 		a.Logger.Warn("the control plane refused a hold", "monitor", m.Name, "err", err)
 	default:
@@ -79,7 +80,7 @@ func (a *ActionTaker) backoffOr() time.Duration {
 
 // retryableAPI: network trouble and 5xx/429 may pass; other answers will not.
 func retryableAPI(err error) bool {
-	var e *apiclient.Error
+	var e *api.Error
 	if errors.As(err, &e) {
 		return e.Status >= 500 || e.Status == http.StatusTooManyRequests
 	}

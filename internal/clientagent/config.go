@@ -12,7 +12,7 @@ package clientagent
 import (
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // Config is config.yaml (spec/client-agent-design.md §2.1) with what a real
@@ -57,11 +57,11 @@ type LLMConfig struct {
 // Allocation is what a hold asks for; the fields follow the design's
 // allocation_defaults.
 type Allocation struct {
-	UserRegion   string                     `yaml:"user_region"`
-	JobType      string                     `yaml:"job_type"`
-	GPUCount     int                        `yaml:"gpu_count"`
-	GPUModel     string                     `yaml:"gpu_model"`
-	Requirements apiclient.HoldRequirements `yaml:"requirements"`
+	UserRegion   string               `yaml:"user_region"`
+	JobType      string               `yaml:"job_type"`
+	GPUCount     int                  `yaml:"gpu_count"`
+	GPUModel     string               `yaml:"gpu_model"`
+	Requirements api.HoldRequirements `yaml:"requirements"`
 	// TTL asks for a hold shorter than the server's (e.g. 10m).
 	TTL Duration `yaml:"ttl"`
 }
@@ -155,10 +155,10 @@ func (c *Config) allocationFor(m *MonitorConfig) Allocation {
 
 // holdRequest is the one thing the control plane receives: the allocation
 // and the monitor's name.
-func (a Allocation) holdRequest(monitor string) apiclient.HoldRequest {
-	r := apiclient.HoldRequest{Monitor: monitor, UserRegion: a.UserRegion, JobType: a.JobType,
+func (a Allocation) holdRequest(monitor string) api.HoldRequest {
+	r := api.HoldRequest{Monitor: monitor, UserRegion: a.UserRegion, JobType: a.JobType,
 		GPUCount: a.GPUCount, GPUModel: a.GPUModel, TTLS: int64(time.Duration(a.TTL) / time.Second)}
-	if a.Requirements != (apiclient.HoldRequirements{}) {
+	if a.Requirements != (api.HoldRequirements{}) {
 		req := a.Requirements
 		r.Requirements = &req
 	}

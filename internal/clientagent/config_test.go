@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/zalando/go-keyring"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // designExample is config.yaml from spec/client-agent-design.md §2.1, verbatim.
@@ -63,8 +63,8 @@ func TestDesignExampleParses(t *testing.T) {
 		cfg.LLM.Provider != "openai" || cfg.LLM.APIKey != "sk-xyz" || cfg.LLM.Model != "gpt-3.5-turbo" {
 		t.Fatalf("config %+v", cfg)
 	}
-	want := apiclient.HoldRequest{Monitor: "training_log_monitor", UserRegion: "us-east-1", JobType: "TRAINING",
-		Requirements: &apiclient.HoldRequirements{MinMemoryGB: 16}}
+	want := api.HoldRequest{Monitor: "training_log_monitor", UserRegion: "us-east-1", JobType: "TRAINING",
+		Requirements: &api.HoldRequirements{MinMemoryGB: 16}}
 	if diff := cmp.Diff(want, cfg.allocationFor(&cfg.Monitors[0]).holdRequest("training_log_monitor")); diff != "" {
 		t.Fatalf("allocation request (-want +got):\n%s", diff)
 	}
@@ -140,8 +140,8 @@ monitors:
 	if len(warns) != 1 || !strings.Contains(warns[0], "c.yaml:1: gpuscheduler.api_key: a plain key") {
 		t.Fatalf("warnings %v", warns)
 	}
-	want := apiclient.HoldRequest{Monitor: "big", JobType: "TRAINING", GPUCount: 8, TTLS: 600,
-		Requirements: &apiclient.HoldRequirements{MinMemoryGB: 40}}
+	want := api.HoldRequest{Monitor: "big", JobType: "TRAINING", GPUCount: 8, TTLS: 600,
+		Requirements: &api.HoldRequirements{MinMemoryGB: 40}}
 	if diff := cmp.Diff(want, cfg.allocationFor(&cfg.Monitors[0]).holdRequest("big")); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // fakeLLM is a local server speaking the real wire formats of OpenAI's
@@ -113,7 +113,7 @@ type fakeControlPlane struct {
 	*httptest.Server
 	mu   sync.Mutex
 	raw  []string
-	reqs []apiclient.HoldRequest
+	reqs []api.HoldRequest
 }
 
 func newFakeControlPlane(t *testing.T) *fakeControlPlane {
@@ -121,30 +121,30 @@ func newFakeControlPlane(t *testing.T) *fakeControlPlane {
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		hdr, _ := json.Marshal(r.Header)
-		var req apiclient.HoldRequest
+		var req api.HoldRequest
 		_ = json.Unmarshal(body, &req)
 		f.mu.Lock()
 		f.raw = append(f.raw, r.Method+" "+r.URL.String()+string(hdr)+string(body))
 		f.reqs = append(f.reqs, req)
 		n := len(f.reqs)
 		f.mu.Unlock()
-		if r.URL.Path != apiclient.AllocatePath || r.Header.Get("Authorization") != "Bearer gsu_test" {
+		if r.URL.Path != api.AllocatePath || r.Header.Get("Authorization") != "Bearer gsu_test" {
 			http.Error(w, `{"error":"no","code":"not_found"}`, http.StatusNotFound)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusAccepted)
-		_ = json.NewEncoder(w).Encode(apiclient.Hold{ID: int64(n), State: "active", GPUCount: 1, Monitor: req.Monitor,
+		_ = json.NewEncoder(w).Encode(api.Hold{ID: int64(n), State: "active", GPUCount: 1, Monitor: req.Monitor,
 			CreatedAt: time.Now(), ExpiresAt: time.Now().Add(15 * time.Minute)})
 	}))
 	t.Cleanup(f.Close)
 	return f
 }
 
-func (f *fakeControlPlane) requests() []apiclient.HoldRequest {
+func (f *fakeControlPlane) requests() []api.HoldRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]apiclient.HoldRequest(nil), f.reqs...)
+	return append([]api.HoldRequest(nil), f.reqs...)
 }
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +23,8 @@ type FakeSpec struct {
 	// busy with someone's process now and then. Off, GPUs are idle unless
 	// the agent runs something on them.
 	OutsideUse bool
+	// MIG splits GPUs into MIG devices (see WithMIG); nil: all whole.
+	MIG Layout
 }
 
 var fakeSpec = regexp.MustCompile(`^(\d+)x(\d+):([A-Za-z0-9]+)-(\d+)GB$`)
@@ -66,6 +70,12 @@ type Fake struct {
 	rng     *rand.Rand
 	outside bool
 	jobs    map[int]fakeJob // by pid: what the agent runs here
+
+	seed       uint64
+	profiles   []Profile // the model's MIG profiles; none without MIG
+	layout     Layout    // how the GPUs are split now
+	migs       []Device  // the MIG devices, by GPU and placement
+	generation int       // splits so far: each gives new UUIDs
 }
 
 type fakeState struct {
@@ -85,7 +95,8 @@ func NewFake(host string, spec FakeSpec) *Fake {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(host))
 	seed := h.Sum64()
-	f := &Fake{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), outside: spec.OutsideUse, jobs: map[int]fakeJob{}}
+	f := &Fake{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), outside: spec.OutsideUse, jobs: map[int]fakeJob{},
+		seed: seed, layout: Layout{}}
 	for i := 0; i < spec.GPUsPerNode; i++ {
 		group := 0 // one NVSwitch: all GPUs of the host are linked
 		f.devices = append(f.devices, Device{
@@ -94,6 +105,14 @@ func NewFake(host string, spec FakeSpec) *Fake {
 		})
 		f.state = append(f.state, fakeState{})
 		f.retarget(i)
+	}
+	if profiles, err := fakeProfiles(spec.Model); err == nil {
+		f.profiles = profiles
+	}
+	for _, i := range slices.Sorted(maps.Keys(spec.MIG)) {
+		if i < len(f.devices) {
+			_ = f.splitFake(i, spec.MIG[i]) // WithMIG checked it
+		}
 	}
 	return f
 }
@@ -128,6 +147,10 @@ func (f *Fake) Sample(context.Context) ([]Sample, error) {
 		s := &f.state[i]
 		if f.rng.Float64() < 0.04 {
 			f.retarget(i)
+		}
+		if _, split := f.layout[d.Index]; split {
+			out[i] = f.migParentSample(d)
+			continue
 		}
 		if jobs := busy[d.Index]; len(jobs) > 0 {
 			out[i] = f.jobSample(d, jobs)

@@ -1,6 +1,10 @@
 package gpu
 
-import "sort"
+import (
+	"maps"
+	"slices"
+	"sort"
+)
 
 // Workloads is implemented by providers whose telemetry the agent drives
 // (the fake): the agent says what it started on which GPUs, so that those
@@ -18,6 +22,7 @@ type fakeJob struct {
 	user    string
 	name    string
 	indices []int
+	uuids   []string // MIG devices it runs on
 }
 
 // Started implements Workloads.
@@ -25,6 +30,29 @@ func (f *Fake) Started(pid int, user, name string, indices []int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.jobs[pid] = fakeJob{pid: pid, user: user, name: name, indices: append([]int(nil), indices...)}
+}
+
+// StartedOn says process pid of user (named name) now runs on the devices
+// with these UUIDs: whole GPUs or MIG devices.
+func (f *Fake) StartedOn(pid int, user, name string, uuids []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	j := fakeJob{pid: pid, user: user, name: name}
+	for _, u := range uuids {
+		if i := slices.IndexFunc(f.devices, func(d Device) bool { return d.UUID == u }); i >= 0 {
+			j.indices = append(j.indices, f.devices[i].Index)
+		} else {
+			j.uuids = append(j.uuids, u)
+		}
+	}
+	f.jobs[pid] = j
+}
+
+// sortedJobs lists the agent's processes by pid.
+func (f *Fake) sortedJobs() []fakeJob {
+	out := slices.Collect(maps.Values(f.jobs))
+	slices.SortFunc(out, func(a, b fakeJob) int { return a.pid - b.pid })
+	return out
 }
 
 // Ended implements Workloads.

@@ -25,6 +25,8 @@ type NVML struct {
 	mu      sync.Mutex
 	handles []nvml.Device
 	devices []Device
+	// profiles are each MIG-capable GPU's profiles by position, once read.
+	profiles map[int][]Profile
 }
 
 // NewNVML opens the host's NVML library. Without an NVIDIA driver it
@@ -104,12 +106,16 @@ func (n *NVML) Sample(context.Context) ([]Sample, error) {
 	out := make([]Sample, len(n.handles))
 	for i, d := range n.handles {
 		s := Sample{UUID: n.devices[i].UUID, Health: "ok"}
-		if u, ret := d.GetUtilizationRates(); ret == nvml.SUCCESS {
+		u, ret := d.GetUtilizationRates()
+		switch ret {
+		case nvml.SUCCESS:
 			s.UtilizationPct = int(min(u.Gpu, 100))
-		} else if ret == nvml.ERROR_GPU_IS_LOST {
+		case nvml.ERROR_GPU_IS_LOST:
 			s.Health, s.HealthReason = "failed", "the GPU fell off the bus (NVML: GPU is lost)"
 			out[i] = s
 			continue
+		default:
+			s.NoUtilization = true // not given, e.g. in MIG mode
 		}
 		if m, ret := d.GetMemoryInfo(); ret == nvml.SUCCESS {
 			s.MemoryUsedMiB = int64(m.Used >> 20)
@@ -155,12 +161,7 @@ func (n *NVML) processes(d nvml.Device) []Process {
 	}
 	out := make([]Process, 0, len(infos))
 	for _, p := range infos {
-		pid := int(p.Pid)
-		owner, err := n.procs.Owner(pid)
-		if err != nil {
-			owner = "?" // in another PID namespace, or gone meanwhile
-		}
-		out = append(out, Process{PID: pid, User: owner, Name: n.procs.Name(pid), MemoryMiB: int64(p.UsedGpuMemory >> 20)})
+		out = append(out, n.process(p))
 	}
 	return out
 }

@@ -33,3 +33,14 @@ func (*NVML) Sample(context.Context) ([]Sample, error) { return nil, ErrNoNVML }
 // NVMLCompiledIn says whether this binary can read real GPUs through NVML:
 // not in a build without cgo.
 const NVMLCompiledIn = false
+
+// Schedulable implements MIGManager.
+func (*NVML) Schedulable(context.Context) ([]Device, error) { return nil, ErrNoNVML }
+
+// SampleMIG implements MIGManager.
+func (*NVML) SampleMIG(context.Context) ([]Sample, error) { return nil, ErrNoNVML }
+
+// ApplyLayout implements MIGManager.
+func (*NVML) ApplyLayout(context.Context, Layout, bool) ([]LayoutChange, error) {
+	return nil, ErrNoNVML
+}

@@ -45,6 +45,14 @@ func dgx(t map[int]telemetry) *server.Server {
 		d.GetComputeRunningProcessesFunc = func() ([]nvml.ProcessInfo, nvml.Return) { return tel.procs, nvml.SUCCESS }
 		d.GetRemappedRowsFunc = func() (int, int, bool, bool, nvml.Return) { return 0, 2, tel.pending, tel.failed, nvml.SUCCESS }
 		d.GetTotalEccErrorsFunc = func(nvml.MemoryErrorType, nvml.EccCounterType) (uint64, nvml.Return) { return tel.ecc, nvml.SUCCESS }
+		// What Inspect reads beyond telemetry: an H100 with ECC and persistence on.
+		d.GetTemperatureThresholdFunc = func(nvml.TemperatureThresholds) (uint32, nvml.Return) { return 87, nvml.SUCCESS }
+		d.GetEccModeFunc = func() (nvml.EnableState, nvml.EnableState, nvml.Return) {
+			return nvml.FEATURE_ENABLED, nvml.FEATURE_ENABLED, nvml.SUCCESS
+		}
+		d.GetRetiredPagesPendingStatusFunc = func() (nvml.EnableState, nvml.Return) { return nvml.FEATURE_DISABLED, nvml.SUCCESS }
+		d.GetRetiredPagesFunc = func(nvml.PageRetirementCause) ([]uint64, nvml.Return) { return nil, nvml.ERROR_NOT_SUPPORTED }
+		d.GetPersistenceModeFunc = func() (nvml.EnableState, nvml.Return) { return nvml.FEATURE_ENABLED, nvml.SUCCESS }
 		// An H100 SXM has 18 NVLinks; here all reach the switch, or none is up.
 		d.GetNvLinkStateFunc = func(link int) (nvml.EnableState, nvml.Return) {
 			switch {

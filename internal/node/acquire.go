@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
 )
 
@@ -20,7 +20,7 @@ const pidPoll = 250 * time.Millisecond
 // granted, the agent watches the process (watchLease) and the lease ends
 // when it exits. The lease records the process (PID and start time), so
 // that an agent started after this one finds it (adoptLeases).
-func (l *Local) acquire(ctx context.Context, req acquireRequest) (*lease, error) {
+func (l *Local) acquire(ctx context.Context, req api.AcquireRequest) (*lease, error) {
 	if req.PID == nil || *req.PID <= 0 {
 		return nil, badRequest("pid: required, the id of the process that will use the GPUs")
 	}
@@ -45,19 +45,29 @@ func (l *Local) acquire(ctx context.Context, req acquireRequest) (*lease, error)
 	if err != nil {
 		return nil, badRequest("pid: process %d does not exist", pid)
 	}
-	ls := &lease{Status: leaseQueued, PID: pid, NumGPUs: n, Owner: owner, Submitted: time.Now(), start: start}
+	ls := &lease{LocalLease: api.LocalLease{Status: leaseQueued, PID: pid, NumGPUs: n, Owner: owner, Submitted: time.Now()}, start: start}
 	if n == 0 {
 		ls.ID, ls.Status = a.leases.nextLocalID(), leaseRunning
 		a.leases.add(ls)
 		go a.watchLease(ls)
 		return ls, nil
 	}
+	lr := api.NodeLeaseRequest{PID: pid, PIDStart: start, UnixUser: owner, GPUCount: n, GPUModel: req.GPUType, MemoryGB: req.MemGB, Name: req.Name}
+	if req.Priority != "" {
+		if lr.Priority, err = api.ParsePriority(req.Priority); err != nil {
+			return nil, badRequest("priority: %v", err)
+		}
+	}
+	if req.Time != "" {
+		if lr.Duration, err = api.ParseSeconds(req.Time); err != nil {
+			return nil, badRequest("time: %v", err)
+		}
+	}
 	nodeID := a.NodeID()
 	if nodeID == 0 {
 		return nil, &httpError{503, "the node agent has not registered with the control plane yet; try again in a moment"}
 	}
-	created, err := a.createLease(ctx, nodeID, ls, apiclient.NodeLeaseRequest{PID: pid, PIDStart: start, UnixUser: owner, GPUCount: n,
-		GPUModel: req.GPUType, MemoryGB: req.MemGB, Duration: req.Time, Name: req.Name, Priority: req.Priority})
+	created, err := a.createLease(ctx, nodeID, ls, lr)
 	if err != nil {
 		return nil, fromAPI(err)
 	}
@@ -79,9 +89,9 @@ func (l *Local) acquire(ctx context.Context, req acquireRequest) (*lease, error)
 		}
 	}()
 	cur := created
-	for cur.State != apiclient.JobRunning {
+	for cur.State != api.JobRunning {
 		a.leases.update(ls, func(x *lease) { x.Position, x.Reason, x.ETA = cur.Position, cur.Reason, cur.EstimatedStart })
-		if apiclient.IsTerminal(cur.State) {
+		if api.IsTerminal(cur.State) {
 			a.leases.finish(ls, leaseCanceled)
 			return nil, &httpError{409, fmt.Sprintf("the request for GPUs ended before it got any (%s)", cur.State)}
 		}
@@ -113,7 +123,7 @@ func (l *Local) acquire(ctx context.Context, req acquireRequest) (*lease, error)
 // createLease asks the control plane for lease ls and books it. It holds
 // off adoptLeases meanwhile, which would otherwise take the new lease for
 // one an earlier agent left.
-func (a *Agent) createLease(ctx context.Context, nodeID int64, ls *lease, req apiclient.NodeLeaseRequest) (*apiclient.NodeLease, error) {
+func (a *Agent) createLease(ctx context.Context, nodeID int64, ls *lease, req api.NodeLeaseRequest) (*api.NodeLease, error) {
 	a.leaseMu.RLock()
 	defer a.leaseMu.RUnlock()
 	created, err := a.Client.CreateLease(ctx, nodeID, req)

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
 )
@@ -78,7 +79,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if apiclient.IsStatus(err, http.StatusUnauthorized) || apiclient.IsStatus(err, http.StatusForbidden) {
+		if api.IsStatus(err, http.StatusUnauthorized) || api.IsStatus(err, http.StatusForbidden) {
 			return fmt.Errorf("node: %w: %v", ErrTokenRejected, err)
 		}
 		a.Logger.Warn("node agent: lost the control plane; retrying", "err", err, "in", backoff)
@@ -124,9 +125,9 @@ func (a *Agent) session(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("node: list GPUs: %w", err)
 	}
-	req := apiclient.RegisterNodeRequest{Hostname: a.Hostname, AgentVersion: a.Version, GPUs: make([]apiclient.NodeGPU, len(devs))}
+	req := api.RegisterNodeRequest{Hostname: a.Hostname, AgentVersion: a.Version, GPUs: make([]api.NodeGPU, len(devs))}
 	for i, d := range devs {
-		req.GPUs[i] = apiclient.NodeGPU{Index: d.Index, UUID: d.UUID, Model: d.Model, MemoryMiB: d.MemoryMiB, NVLinkGroup: d.NVLinkGroup}
+		req.GPUs[i] = api.NodeGPU{Index: d.Index, UUID: d.UUID, Model: d.Model, MemoryMiB: d.MemoryMiB, NVLinkGroup: d.NVLinkGroup}
 	}
 	reg, err := a.Client.RegisterNode(ctx, req)
 	if err != nil {
@@ -171,18 +172,18 @@ func (a *Agent) heartbeats(ctx context.Context, id int64, interval time.Duration
 	}
 }
 
-func (a *Agent) beat(ctx context.Context, id int64) (*apiclient.HeartbeatResponse, error) {
+func (a *Agent) beat(ctx context.Context, id int64) (*api.HeartbeatResponse, error) {
 	samples, err := a.GPUs.Sample(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("node: sample GPUs: %w", err)
 	}
-	req := apiclient.HeartbeatRequest{GPUs: make([]apiclient.GPUSample, len(samples)), Leases: a.leases.granted()}
+	req := api.HeartbeatRequest{GPUs: make([]api.GPUSample, len(samples)), Leases: a.leases.granted()}
 	for i, s := range samples {
-		procs := make([]apiclient.GPUProcess, len(s.Processes))
+		procs := make([]api.GPUProcess, len(s.Processes))
 		for j, p := range s.Processes {
-			procs[j] = apiclient.GPUProcess{PID: p.PID, User: p.User, Name: p.Name, MemoryMiB: p.MemoryMiB}
+			procs[j] = api.GPUProcess{PID: p.PID, User: p.User, Name: p.Name, MemoryMiB: p.MemoryMiB}
 		}
-		req.GPUs[i] = apiclient.GPUSample{UUID: s.UUID, UtilizationPct: s.UtilizationPct, MemoryUsedMiB: s.MemoryUsedMiB,
+		req.GPUs[i] = api.GPUSample{UUID: s.UUID, UtilizationPct: s.UtilizationPct, MemoryUsedMiB: s.MemoryUsedMiB,
 			TemperatureC: s.TemperatureC, PowerW: s.PowerW, PowerLimitW: s.PowerLimitW, Health: s.Health,
 			HealthReason: s.HealthReason, Processes: procs}
 	}

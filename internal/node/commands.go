@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // commandWait is how long one command long-poll may wait on the server.
@@ -31,23 +31,23 @@ func (a *Agent) commands(ctx context.Context, id int64) error {
 	return ctx.Err()
 }
 
-func (a *Agent) carryOut(c apiclient.NodeCommand) apiclient.CommandResult {
+func (a *Agent) carryOut(c api.NodeCommand) api.CommandResult {
 	switch {
 	case c.Kind == "start" && c.Start != nil:
 		pid, err := a.runs.Load().start(c.ID, c.Start)
 		if err != nil {
 			a.Logger.Warn("node: could not start a job", "job", c.JobID, "err", err)
-			return apiclient.CommandResult{OK: false, Message: err.Error()}
+			return api.CommandResult{OK: false, Message: err.Error()}
 		}
 		a.Logger.Info("node: job started", "job", c.JobID, "pid", pid, "gpus", c.Start.GPUs)
-		return apiclient.CommandResult{OK: true, PID: pid, Running: true}
+		return api.CommandResult{OK: true, PID: pid, Running: true}
 	case c.Kind == "stop" && c.Stop != nil:
 		grace := time.Duration(c.Stop.GraceS) * time.Second
 		running := a.runs.Load().stopRun(c.Stop.StartCommandID, grace)
 		a.Logger.Info("node: job stopping", "job", c.JobID, "reason", c.Stop.Reason, "running_here", running)
-		return apiclient.CommandResult{OK: true, Running: running}
+		return api.CommandResult{OK: true, Running: running}
 	}
-	return apiclient.CommandResult{OK: false, Message: fmt.Sprintf("this agent does not know command %q", c.Kind)}
+	return api.CommandResult{OK: false, Message: fmt.Sprintf("this agent does not know command %q", c.Kind)}
 }
 
 // agentReporter sends a run's output and exit for the agent.
@@ -55,7 +55,7 @@ type agentReporter struct{ a *Agent }
 
 var errNotRegistered = errors.New("node: not registered with the control plane yet")
 
-func (r agentReporter) ship(ctx context.Context, cmd int64, chunk apiclient.LogChunk) error {
+func (r agentReporter) ship(ctx context.Context, cmd int64, chunk api.LogChunk) error {
 	id := r.a.NodeID()
 	if id == 0 {
 		return errNotRegistered
@@ -63,7 +63,7 @@ func (r agentReporter) ship(ctx context.Context, cmd int64, chunk apiclient.LogC
 	return r.a.Client.ShipLog(ctx, id, cmd, chunk)
 }
 
-func (r agentReporter) exited(ctx context.Context, cmd int64, exit apiclient.JobExit) error {
+func (r agentReporter) exited(ctx context.Context, cmd int64, exit api.JobExit) error {
 	id := r.a.NodeID()
 	if id == 0 {
 		return errNotRegistered

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
 )
@@ -186,10 +187,10 @@ func (d *Doctor) serverChecks(ctx context.Context) []Check {
 	self, err := d.Client.NodeSelf(ctx)
 	got := d.Now()
 	switch {
-	case apiclient.IsStatus(err, http.StatusUnauthorized) || apiclient.IsStatus(err, http.StatusForbidden):
+	case api.IsStatus(err, http.StatusUnauthorized) || api.IsStatus(err, http.StatusForbidden):
 		return []Check{{Status: Fail, Name: "server", Detail: "the server refuses the token: " + err.Error(),
 			Fix: "issue a node token on the control plane (gpusched token create --node NAME) and give it here"}}
-	case apiclient.IsStatus(err, http.StatusNotFound):
+	case api.IsStatus(err, http.StatusNotFound):
 		return []Check{{Status: Warn, Name: "server", Detail: "the server is older than this agent (no /api/v1/nodes/self)",
 			Fix: "upgrade the control plane first, then the nodes"}}
 	case err != nil:

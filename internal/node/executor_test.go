@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
 	"github.com/gpuscheduler/gpuscheduler/internal/node"
@@ -118,13 +119,13 @@ func (c *cluster) waitState(t testing.TB, id int64, state string) *models.Job {
 	return j
 }
 
-func (c *cluster) logs(t testing.TB, id int64) apiclient.JobLog {
+func (c *cluster) logs(t testing.TB, id int64) api.JobLog {
 	t.Helper()
 	status, out := c.s.Do(t, "GET", fmt.Sprintf("/api/v1/jobs/%d/logs", id), c.user, "")
 	if status != 200 {
 		t.Fatalf("logs: %d %s", status, out)
 	}
-	var l apiclient.JobLog
+	var l api.JobLog
 	if err := json.Unmarshal(out, &l); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // identity is who a job runs as.
@@ -24,7 +24,7 @@ type identity struct {
 // as its owner's Unix user (the user's unix_user, or the agent's own
 // mapping from the owner's email); one running as anyone else, or told to
 // (asSelf), runs every job as itself.
-func jobIdentity(s *apiclient.StartJob, mapping map[string]string, asSelf bool) (identity, error) {
+func jobIdentity(s *api.StartJob, mapping map[string]string, asSelf bool) (identity, error) {
 	if asSelf || os.Geteuid() != 0 {
 		me, err := user.Current()
 		if err != nil {

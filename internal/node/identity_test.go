@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // An agent told to run jobs as itself does so even as root and for an owner
@@ -17,7 +17,7 @@ func TestJobIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	noUnix := &apiclient.StartJob{JobID: 1, Owner: "ana@example.com"}
+	noUnix := &api.StartJob{JobID: 1, Owner: "ana@example.com"}
 	self, err := jobIdentity(noUnix, nil, true)
 	if err != nil || self.name != me.Username || self.uid != os.Getuid() || self.cred != nil {
 		t.Fatalf("asSelf: %+v, %v; want %s (uid %d) with no credential switch", self, err, me.Username, os.Getuid())

@@ -11,7 +11,8 @@ import (
 
 // TestDependsOnTheAPIContract fails if the node agent's code imports the
 // server's packages: it speaks to the server only through internal/apiclient
-// (its tests may use the server to run against).
+// and the wire types of internal/api (its tests may use the server to run
+// against).
 func TestDependsOnTheAPIContract(t *testing.T) {
 	t.Parallel()
 	names, err := filepath.Glob("*.go")
@@ -31,7 +32,7 @@ func TestDependsOnTheAPIContract(t *testing.T) {
 			path, _ := strconv.Unquote(imp.Path.Value)
 			for _, s := range server {
 				if strings.HasSuffix(path, s) || strings.HasPrefix(path, s) {
-					t.Errorf("%s imports %s: the node agent depends on internal/apiclient, not the server", name, path)
+					t.Errorf("%s imports %s: the node agent depends on internal/api and internal/apiclient, not the server", name, path)
 				}
 			}
 		}

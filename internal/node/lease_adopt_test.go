@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
 	"github.com/gpuscheduler/gpuscheduler/internal/node"
@@ -78,7 +79,7 @@ func TestAgentRestartAdoptsLiveLeases(t *testing.T) {
 	waiter := sleeper(t, time.Minute)
 	ws, _ := gpu.HostProc.StartTime(waiter.Process.Pid)
 	waiting, err := apiclient.New(c.s.URL, c.nodeToken).CreateLease(context.Background(), c.node.ID,
-		apiclient.NodeLeaseRequest{PID: waiter.Process.Pid, PIDStart: ws, UnixUser: me.Username, GPUCount: 1})
+		api.NodeLeaseRequest{PID: waiter.Process.Pid, PIDStart: ws, UnixUser: me.Username, GPUCount: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
 )
 
@@ -71,7 +71,7 @@ func (a *Agent) adoptLeases(ctx context.Context, nodeID int64) error {
 		for _, l := range list {
 			switch {
 			case a.leases.has(l.JobID): // this agent's own: left alone
-			case l.State != apiclient.JobRunning:
+			case l.State != api.JobRunning:
 				ends = append(ends, ending{l.JobID, "its waiting client is gone: the node agent that took the request stopped"})
 			case !l.Confirmed:
 				ends = append(ends, ending{l.JobID, "granted while the node agent was away: its client never learned of the grant"})
@@ -94,14 +94,14 @@ func (a *Agent) adoptLeases(ctx context.Context, nodeID int64) error {
 }
 
 // adopt books granted lease l, whose process runs, and watches it.
-func (a *Agent) adopt(l apiclient.NodeLease) {
+func (a *Agent) adopt(l api.NodeLease) {
 	start := l.PIDStart
 	if start == 0 { // recorded without one: the process found now is the one from here on
 		start, _ = a.procs().StartTime(l.PID)
 	}
 	owner, _ := a.procs().Owner(l.PID)
-	ls := &lease{ID: strconv.FormatInt(l.JobID, 10), Status: leaseRunning, GPUs: gpuList(l.GPUs), PID: l.PID,
-		NumGPUs: len(l.GPUs), Owner: owner, User: l.Owner, Submitted: time.Now(), jobID: l.JobID, start: start}
+	ls := &lease{LocalLease: api.LocalLease{ID: strconv.FormatInt(l.JobID, 10), Status: leaseRunning, GPUs: gpuList(l.GPUs), PID: l.PID,
+		NumGPUs: len(l.GPUs), Owner: owner, User: l.Owner, Submitted: time.Now()}, jobID: l.JobID, start: start}
 	a.leases.add(ls)
 	if w, ok := a.GPUs.(gpu.Workloads); ok {
 		w.Started(l.PID, owner, a.procs().Name(l.PID), l.GPUs)

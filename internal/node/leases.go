@@ -11,47 +11,24 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // Lease statuses as /jobs shows them.
 const (
-	leaseQueued   = "queued"
-	leaseRunning  = "running"
-	leaseDone     = "done"
-	leaseCanceled = "canceled"
+	leaseQueued   = api.LocalQueued
+	leaseRunning  = api.LocalRunning
+	leaseDone     = api.LocalDone
+	leaseCanceled = api.LocalCanceled
 )
 
 // lease is one /acquire: a local process waiting for, or holding, GPUs of
-// this node. It is a lease job in the control plane.
+// this node (what /jobs shows), with what the agent keeps to itself.
 type lease struct {
-	ID        string     `json:"id"`
-	Status    string     `json:"status"`
-	GPUs      string     `json:"gpus"`
-	PID       int        `json:"pid"`
-	NumGPUs   int        `json:"num_gpus"`
-	Owner     string     `json:"owner"`    // Unix user of the process
-	User      string     `json:"user"`     // the scheduler user it maps to
-	Position  *int       `json:"position"` // in the cluster's queue, while queued
-	Reason    string     `json:"reason"`   // why it waits
-	ETA       *time.Time `json:"eta"`      // expected start
-	Submitted time.Time  `json:"submitted_at"`
-	Ended     *time.Time `json:"ended_at,omitempty"`
+	api.LocalLease
 
 	jobID int64
 	start uint64 // the process's start time (clock ticks since boot): it, not a later one with its PID
-}
-
-// acquireRequest is the body of POST /acquire: the local-scheduler
-// document's {pid, num_gpus}, plus what `gpusched run` may add.
-type acquireRequest struct {
-	PID      *int     `json:"pid"`
-	NumGPUs  *int     `json:"num_gpus"`
-	GPUType  string   `json:"gpu_type"`
-	MemGB    *float64 `json:"mem_gb"`
-	Time     string   `json:"time"`
-	Name     string   `json:"name"`
-	Priority string   `json:"priority"`
 }
 
 // httpError is an answer of the local API: status and sentence.
@@ -179,7 +156,7 @@ func (b *leaseBook) nextLocalID() string {
 
 // fromAPI turns a control-plane error into the local API's answer.
 func fromAPI(err error) error {
-	var e *apiclient.Error
+	var e *api.Error
 	if errors.As(err, &e) && e.Status < 500 {
 		return &httpError{e.Status, e.Message}
 	}
@@ -203,7 +180,7 @@ func (a *Agent) endLease(jobID int64, reason string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		err := a.Client.EndLease(ctx, a.NodeID(), jobID, reason)
 		cancel()
-		if err == nil || apiclient.IsStatus(err, http.StatusNotFound) {
+		if err == nil || api.IsStatus(err, http.StatusNotFound) {
 			return
 		}
 		a.Logger.Warn("node: could not end a lease; retrying", "job", jobID, "err", err)

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // Local serves the local-scheduler API (spec/local-scheduler.md) for
@@ -88,23 +90,23 @@ func (l *Local) jobs(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (l *Local) acquireHandler(w http.ResponseWriter, r *http.Request) {
-	var req acquireRequest
+	var req api.AcquireRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "the body must be a JSON object like {\"pid\": 1234, \"num_gpus\": 1}: " + err.Error()})
+		writeJSON(w, http.StatusBadRequest, api.Error{Message: "the body must be a JSON object like {\"pid\": 1234, \"num_gpus\": 1}: " + err.Error()})
 		return
 	}
 	ls, err := l.acquire(r.Context(), req)
 	if err != nil {
 		var he *httpError
 		if errors.As(err, &he) {
-			writeJSON(w, he.status, map[string]string{"error": he.msg})
+			writeJSON(w, he.status, api.Error{Message: he.msg})
 		} else if r.Context().Err() == nil {
-			writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+			writeJSON(w, http.StatusInternalServerError, api.Error{Message: err.Error()})
 		}
 		return
 	}
 	l.Logger.Info("node: GPUs granted to a local process", "pid", ls.PID, "owner", ls.Owner, "gpus", ls.GPUs, "job", ls.ID)
-	writeJSON(w, http.StatusOK, map[string]string{"job_id": ls.ID, "gpus": ls.GPUs})
+	writeJSON(w, http.StatusOK, api.AcquireGrant{JobID: ls.ID, GPUs: ls.GPUs})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

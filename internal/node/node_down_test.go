@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/jobs"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -33,7 +33,7 @@ func TestNodeDownRequeuesAndKillsOrphan(t *testing.T) {
 	stop := c.startAgent(t)
 	id := c.submit(t, `if [ -e `+marker+` ]; then echo second run; exit 0; fi; touch `+marker+`; echo first run; sleep 60`, 1, 1)
 	c.waitState(t, id, "running")
-	var first apiclient.CommandResult
+	var first api.CommandResult
 	waitFor(t, "the start's answer", func() bool {
 		start, _ := models.LatestCommand(context.Background(), c.s.DB.Bun, id, models.CommandStart)
 		return start.Result != nil && jsonUnmarshal(start.Result, &first) == nil && first.PID > 0

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // wrapper runs the job's command ($1) as a child and writes its exit
@@ -48,7 +48,7 @@ const wrapperName = "gpusched-job"
 
 // startProcess starts s's command for run id in its own process group as
 // who, its output appended to the run's log file.
-func startProcess(files runFiles, id int64, s *apiclient.StartJob, who identity) (*exec.Cmd, error) {
+func startProcess(files runFiles, id int64, s *api.StartJob, who identity) (*exec.Cmd, error) {
 	dir := s.Workdir
 	if dir == "" {
 		dir = who.home
@@ -83,7 +83,7 @@ func startProcess(files runFiles, id int64, s *apiclient.StartJob, who identity)
 
 // jobEnv is the job's environment: a clean login-like base, the job's own
 // variables, then CUDA_VISIBLE_DEVICES and GPUSCHED_JOB_ID.
-func jobEnv(s *apiclient.StartJob, who identity) []string {
+func jobEnv(s *api.StartJob, who identity) []string {
 	env := map[string]string{
 		"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 		"HOME": who.home, "USER": who.name, "LOGNAME": who.name, "SHELL": "/bin/sh",
@@ -112,23 +112,23 @@ func jobEnv(s *apiclient.StartJob, who identity) []string {
 
 // exitOf turns a wrapper's end into the report: the status the wrapper
 // wrote wins; else the wait status (the wrapper was killed too).
-func exitOf(files runFiles, id int64, waitErr error, state *os.ProcessState) apiclient.JobExit {
+func exitOf(files runFiles, id int64, waitErr error, state *os.ProcessState) api.JobExit {
 	if code, ok := files.exitCode(id); ok {
-		return apiclient.JobExit{ExitCode: &code}
+		return api.JobExit{ExitCode: &code}
 	}
 	if state != nil {
 		if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			code := 128 + int(ws.Signal())
-			return apiclient.JobExit{ExitCode: &code, Signal: signalName(ws.Signal())}
+			return api.JobExit{ExitCode: &code, Signal: signalName(ws.Signal())}
 		}
 		code := state.ExitCode()
-		return apiclient.JobExit{ExitCode: &code}
+		return api.JobExit{ExitCode: &code}
 	}
 	msg := "the process ended and left no exit status"
 	if waitErr != nil && !errors.Is(waitErr, os.ErrProcessDone) {
 		msg += ": " + waitErr.Error()
 	}
-	return apiclient.JobExit{Lost: true, Message: msg}
+	return api.JobExit{Lost: true, Message: msg}
 }
 
 func signalName(s syscall.Signal) string {

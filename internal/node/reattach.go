@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // reattach finds the runs an earlier agent left in the state folder: one
@@ -34,9 +34,9 @@ func (r *runner) reattach() error {
 			go r.watch(rn, rec)
 		default:
 			if code, ok := r.files.exitCode(rec.CommandID); ok {
-				rn.exit = apiclient.JobExit{ExitCode: &code}
+				rn.exit = api.JobExit{ExitCode: &code}
 			} else {
-				rn.exit = apiclient.JobExit{Lost: true, Message: "the process was gone when the node agent restarted"}
+				rn.exit = api.JobExit{Lost: true, Message: "the process was gone when the node agent restarted"}
 			}
 			close(rn.done)
 		}
@@ -68,9 +68,9 @@ func (r *runner) watch(rn *run, rec record) {
 		}
 	}
 	if code, ok := r.files.exitCode(rec.CommandID); ok {
-		rn.exit = apiclient.JobExit{ExitCode: &code}
+		rn.exit = api.JobExit{ExitCode: &code}
 	} else {
-		rn.exit = apiclient.JobExit{Lost: true, Message: "the process ended while the node agent was away, leaving no exit status"}
+		rn.exit = api.JobExit{Lost: true, Message: "the process ended while the node agent was away, leaving no exit status"}
 	}
 	close(rn.done)
 }

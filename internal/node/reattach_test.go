@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -95,7 +95,7 @@ func TestAgentReportsVanishedRunLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res apiclient.CommandResult
+	var res api.CommandResult
 	waitFor(t, "the start's answer", func() bool {
 		start, _ = models.LatestCommand(context.Background(), c.s.DB.Bun, id, models.CommandStart)
 		return start.Result != nil

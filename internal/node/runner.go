@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
 )
 
@@ -32,8 +32,8 @@ type runner struct {
 
 // reporter is how runs reach the control plane.
 type reporter interface {
-	ship(ctx context.Context, cmd int64, chunk apiclient.LogChunk) error
-	exited(ctx context.Context, cmd int64, exit apiclient.JobExit) error
+	ship(ctx context.Context, cmd int64, chunk api.LogChunk) error
+	exited(ctx context.Context, cmd int64, exit api.JobExit) error
 	// freshen reports the GPUs now (a heartbeat), before an exit report.
 	freshen(ctx context.Context)
 }
@@ -42,13 +42,13 @@ type reporter interface {
 type run struct {
 	rec  record
 	done chan struct{} // closed when the process ended; exit is set then
-	exit apiclient.JobExit
+	exit api.JobExit
 	stop sync.Once
 }
 
 // start starts the run of start command id, or, when it already runs (the
 // command came again), returns its pid.
-func (r *runner) start(id int64, s *apiclient.StartJob) (int, error) {
+func (r *runner) start(id int64, s *api.StartJob) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if rn, ok := r.runs[id]; ok {
@@ -177,7 +177,7 @@ func (r *runner) shipLog(ctx context.Context, rn *run) error {
 		if n == 0 {
 			return nil
 		}
-		err := r.report.ship(ctx, rn.rec.CommandID, apiclient.LogChunk{Offset: rn.rec.Shipped, Data: buf[:n]})
+		err := r.report.ship(ctx, rn.rec.CommandID, api.LogChunk{Offset: rn.rec.Shipped, Data: buf[:n]})
 		if gone(err) {
 			return nil
 		}
@@ -202,7 +202,7 @@ func (r *runner) forget(rn *run) {
 }
 
 // gone reports an answer meaning the server no longer knows the run.
-func gone(err error) bool { return apiclient.IsStatus(err, 404) }
+func gone(err error) bool { return api.IsStatus(err, 404) }
 
 // gpus returns the GPU indices of the runs going on.
 func (r *runner) gpus() []int {

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/testkit/oidctest"
 	"github.com/gpuscheduler/gpuscheduler/internal/signin"
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/oidctest"
 )
 
 // eventually polls cond until it holds and reports whether it did within limit.

@@ -1,7 +1,9 @@
 // Package puretest checks, from a package's own tests, that the package is
 // a pure core: it imports only the standard library, and it neither reads
 // the clock, draws random numbers, starts goroutines nor does I/O. The
-// scheduling core and the scoring model run it on themselves.
+// scheduling core and the scoring model run it on themselves; the wire
+// contract checks only its imports (StdlibOnly), and a package may refuse
+// some imports (DoesNotImport).
 package puretest
 
 import (
@@ -25,13 +27,10 @@ var banned = map[string]bool{"math/rand": true, "math/rand/v2": true, "crypto/ra
 // clock says where its time comes from ("use Snapshot.Now").
 func Check(t *testing.T, what, clock string) {
 	t.Helper()
+	StdlibOnly(t, what)
 	for name, f := range sources(t) {
 		for _, imp := range f.Imports {
-			path, _ := strconv.Unquote(imp.Path.Value)
-			if first, _, _ := strings.Cut(path, "/"); strings.Contains(first, ".") {
-				t.Errorf("%s imports %s: %s may import only the standard library", name, path, what)
-			}
-			if banned[path] {
+			if path, _ := strconv.Unquote(imp.Path.Value); banned[path] {
 				t.Errorf("%s imports %s: %s does no I/O, randomness or concurrency", name, path, what)
 			}
 		}
@@ -47,6 +46,38 @@ func Check(t *testing.T, what, clock string) {
 			}
 			return true
 		})
+	}
+}
+
+// StdlibOnly fails t for every non-test file of the current directory's
+// package that imports anything outside the standard library (a path whose
+// first element has a dot). what names the package in the messages.
+func StdlibOnly(t *testing.T, what string) {
+	t.Helper()
+	for name, f := range sources(t) {
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if first, _, _ := strings.Cut(path, "/"); strings.Contains(first, ".") {
+				t.Errorf("%s imports %s: %s may import only the standard library", name, path, what)
+			}
+		}
+	}
+}
+
+// DoesNotImport fails t for every non-test file of the current directory's
+// package that imports one of paths or a package under it; why ends the
+// message ("models speak the wire contract through internal/api").
+func DoesNotImport(t *testing.T, why string, paths ...string) {
+	t.Helper()
+	for name, f := range sources(t) {
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			for _, p := range paths {
+				if path == p || strings.HasPrefix(path, p+"/") {
+					t.Errorf("%s imports %s: %s", name, path, why)
+				}
+			}
+		}
 	}
 }
 

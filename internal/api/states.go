@@ -1,4 +1,4 @@
-package apiclient
+package api
 
 // Job states as the API shows them (DESIGN.md, invariant 2). The server's
 // models use the same names.

@@ -1,0 +1,45 @@
+package api
+
+import "time"
+
+// BookingRequest is the body of POST /api/v1/bookings: a count of GPUs (of
+// a type, or any) or specific GPU ids, for a window.
+type BookingRequest struct {
+	GPUCount int       `json:"gpu_count,omitempty"`
+	GPUModel string    `json:"gpu_model,omitempty"`
+	GPUIDs   []int64   `json:"gpu_ids,omitempty"`
+	StartsAt time.Time `json:"starts_at"`
+	EndsAt   time.Time `json:"ends_at"`
+	Note     string    `json:"note,omitempty"`
+}
+
+// Booking is a calendar booking (kind "booking") or an agent's pre-warm
+// hold (kind "hold").
+type Booking struct {
+	ID        int64     `json:"id"`
+	Kind      string    `json:"kind"`
+	User      string    `json:"user"`
+	GPUCount  int       `json:"gpu_count"`
+	GPUModel  string    `json:"gpu_model,omitempty"`
+	GPUIDs    []int64   `json:"gpu_ids,omitempty"`
+	StartsAt  time.Time `json:"starts_at"`
+	EndsAt    time.Time `json:"ends_at"`
+	Note      string    `json:"note,omitempty"`
+	State     string    `json:"state"` // upcoming, active, ended, canceled
+	CreatedAt time.Time `json:"created_at"`
+	// Edits and series.
+	SeriesID  *int64    `json:"series_id,omitempty"`
+	Sequence  int       `json:"sequence"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// BookingPatch is the body of PATCH /api/v1/bookings/{id}: the fields to
+// change; absent fields keep their value. gpu_ids names GPUs instead of a
+// count (an empty list goes back to a count).
+type BookingPatch struct {
+	StartsAt *time.Time `json:"starts_at,omitempty"`
+	EndsAt   *time.Time `json:"ends_at,omitempty"`
+	GPUCount *int       `json:"gpu_count,omitempty"`
+	GPUIDs   *[]int64   `json:"gpu_ids,omitempty"`
+	Note     *string    `json:"note,omitempty"`
+}

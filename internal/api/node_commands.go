@@ -1,0 +1,64 @@
+package api
+
+// StartJob is a start command's order: run Command for job JobID on the
+// GPUs at these indices.
+type StartJob struct {
+	JobID    int64             `json:"job_id"`
+	Name     string            `json:"name,omitempty"`
+	Command  string            `json:"command"`
+	Workdir  string            `json:"workdir,omitempty"`
+	Env      map[string]string `json:"env,omitempty"`
+	Owner    string            `json:"owner"`               // the scheduler user's email
+	UnixUser string            `json:"unix_user,omitempty"` // who to run as when the agent is root
+	GPUs     []int             `json:"gpus"`                // indices on the node
+	GPUUUIDs []string          `json:"gpu_uuids,omitempty"`
+}
+
+// StopJob is a stop command's order: end the run started by StartCommandID,
+// SIGTERM to its process group, SIGKILL after GraceS seconds.
+type StopJob struct {
+	StartCommandID int64  `json:"start_command_id"`
+	State          string `json:"state"` // what the job becomes: canceled, preempted, lost
+	Reason         string `json:"reason"`
+	GraceS         int    `json:"grace_s"`
+}
+
+// NodeCommand is one order for a node agent; exactly one of Start and Stop
+// is set, as Kind says. Commands are answered by ID; one delivered twice
+// must be carried out once.
+type NodeCommand struct {
+	ID    int64     `json:"id"`
+	Kind  string    `json:"kind"` // start or stop
+	JobID int64     `json:"job_id"`
+	Start *StartJob `json:"start,omitempty"`
+	Stop  *StopJob  `json:"stop,omitempty"`
+}
+
+// NodeCommands is the answer to GET /api/v1/nodes/{id}/commands.
+type NodeCommands struct {
+	Commands []NodeCommand `json:"commands"`
+}
+
+// CommandResult answers a command. For a start: OK with the PID when the
+// process runs; for a stop: OK once signalled, Running false when no such
+// process runs here.
+type CommandResult struct {
+	OK      bool   `json:"ok"`
+	Message string `json:"message,omitempty"`
+	PID     int    `json:"pid,omitempty"`
+	Running bool   `json:"running"`
+}
+
+// JobExit reports how the run of a start command ended.
+type JobExit struct {
+	ExitCode *int   `json:"exit_code,omitempty"`
+	Signal   string `json:"signal,omitempty"`
+	Lost     bool   `json:"lost,omitempty"` // the agent lost track of it (restart, process gone)
+	Message  string `json:"message,omitempty"`
+}
+
+// LogChunk is output of a run from byte Offset on.
+type LogChunk struct {
+	Offset int64  `json:"offset"`
+	Data   []byte `json:"data"`
+}
