@@ -9,14 +9,14 @@
 // locales write them, by ";" (the header row tells).
 // A row asks for gpus GPUs (of gpu_model, on node when given) or names
 // them in gpu_ids: indexes on node ("0;1" or "0 1"), or cluster GPU ids
-// when node is empty.
+// when node is empty. The package knows nothing of the database: it only
+// parses and formats; the standard library is its only dependency.
 //
 // A cell that a spreadsheet would run as a formula (one that starts with
 // = + - @, a tab or a CR) is written with a leading apostrophe, which
 // spreadsheets show as text; Read takes that apostrophe off again, so a
 // sheet written and read back holds the same text (a cell that already
-// starts with apostrophes before such a character gets one more). The package knows nothing of the database: it only
-// parses and formats; the standard library is its only dependency.
+// starts with apostrophes before such a character gets one more).
 package bookingcsv
 
 import (
@@ -187,29 +187,6 @@ func parseRow(line int, get func(string) string, loc *time.Location) Row {
 	return row
 }
 
-// formulaStart reports whether s, past any leading apostrophes, starts
-// with a character that makes a spreadsheet read a cell as a formula.
-func formulaStart(s string) bool {
-	s = strings.TrimLeft(s, "'")
-	return s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0]))
-}
-
-// toCell neutralises a cell a spreadsheet would run as a formula.
-func toCell(s string) string {
-	if formulaStart(s) {
-		return "'" + s
-	}
-	return s
-}
-
-// fromCell undoes toCell.
-func fromCell(s string) string {
-	if strings.HasPrefix(s, "'") && formulaStart(s) {
-		return s[1:]
-	}
-	return s
-}
-
 // hasControl reports whether s holds a control character (C0 with tab,
 // CR and LF, DEL, C1), which no field of a booking may hold.
 func hasControl(s string) bool {
@@ -232,33 +209,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// Write writes rows as a sheet (with the header), times in loc as
-// "2006-01-02 15:04": what Read reads back with the same zone.
-func Write(w io.Writer, rows []Row, loc *time.Location) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(Header); err != nil {
-		return err
-	}
-	for _, r := range rows {
-		ids := make([]string, len(r.GPUIDs))
-		for i, id := range r.GPUIDs {
-			ids[i] = strconv.FormatInt(id, 10)
-		}
-		gpus := ""
-		if len(r.GPUIDs) == 0 {
-			gpus = strconv.Itoa(r.GPUs)
-		}
-		rec := []string{r.Email, gpus, r.GPUModel, r.Node, strings.Join(ids, ";"),
-			r.Start.In(loc).Format("2006-01-02 15:04"), r.End.In(loc).Format("2006-01-02 15:04"), r.Note}
-		for i := range rec {
-			rec[i] = toCell(rec[i])
-		}
-		if err := cw.Write(rec); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
 }
