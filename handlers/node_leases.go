@@ -28,7 +28,7 @@ func (h *Handlers) NodeLeaseCreate(c echo.Context) error {
 		return err
 	}
 	var req api.NodeLeaseRequest
-	if err := decodeJSON(c, &req); err != nil {
+	if err := decodeNodeJSON(c, &req); err != nil {
 		return err
 	}
 	if req.PID <= 0 {

@@ -20,7 +20,7 @@ const maxGPUsPerNode = 64
 func (h *Handlers) NodeRegister(c echo.Context) error {
 	node := PrincipalOf(c).Node
 	var req api.RegisterNodeRequest
-	if err := decodeJSON(c, &req); err != nil {
+	if err := decodeNodeJSON(c, &req); err != nil {
 		return err
 	}
 	inv, err := validateInventory(req)

@@ -105,7 +105,7 @@ func (w *NotifyDeliverWorker) Work(ctx context.Context, job *river.Job[models.No
 	}
 	var perm permanentError
 	if errors.As(sendErr, &perm) || job.Attempt >= job.MaxAttempts {
-		w.deps.Logger.Warn("notification dead", "notification", n.ID, "event", n.Event, "channel", ch.ID, "type", ch.Type, "attempt", job.Attempt, "err", sendErr)
+		w.deps.Logger.Warn("notification dead", "notification", n.ID, "event", n.Event, "channel", ch.ID, "type", ch.Type, "attempt", job.Attempt, "err", sendErr, "cause", Cause(sendErr))
 		return models.RecordDelivery(rctx, db, n.ID, models.DeliveryDead, sendErr.Error(), w.deps.Now())
 	}
 	if err := models.RecordDelivery(rctx, db, n.ID, models.DeliveryPending, sendErr.Error(), w.deps.Now()); err != nil {

@@ -207,7 +207,7 @@ func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 		fail("GPUSCHED_BASE_URL=%q must be an http(s) URL", c.BaseURL)
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
-	c.Notify, c.SlackWebhookURL = notifyConfig(str, dur, fail, c.Dev, c.BaseURL) // notifications
+	c.Notify, c.SlackWebhookURL = notifyConfig(str, dur, getenv, fail, c.Dev, c.BaseURL) // notifications
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
