@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -100,7 +99,7 @@ func checkBookings(t fataler, s Snapshot, c Config, pl Plan) {
 		for id, g := range gs {
 			n := ns[g.NodeID]
 			if !g.Healthy || g.Drained || g.Foreign || !n.Up || n.Drained ||
-				!strings.Contains(strings.ToLower(g.Model), strings.ToLower(b.GPUModel)) ||
+				!modelFits(g, b.GPUModel) ||
 				(b.NodeID != 0 && g.NodeID != b.NodeID) || (len(b.GPUIDs) > 0 && !slices.Contains(b.GPUIDs, id)) {
 				continue
 			}

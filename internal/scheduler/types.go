@@ -35,6 +35,11 @@ type GPU struct {
 	Healthy     bool // false: failed (XID, ECC) — never offered
 	Drained     bool
 	Foreign     bool // a process the scheduler did not start holds it — never offered while so
+	// Profile is a MIG device's profile ("1g.10gb"); "" for a whole GPU. A
+	// MIG device is a slice of a GPU in MIG mode, which is then not in the
+	// snapshot whole. Only jobs whose GPUModel names its profile are placed
+	// on it (IsMIGProfile); whole-GPU jobs never are.
+	Profile string
 }
 
 // Job is a request for GPUs: pending (in Snapshot.Pending) or running
@@ -45,10 +50,13 @@ type Job struct {
 	TeamID int64 // 0: no team
 	Name   string
 
-	GPUCount       int
-	GPUModel       string // "" any; else a GPU's Model must contain it (case-insensitive)
-	MinMemoryMiB   int64  // 0 any; else each GPU must have at least this much memory
-	AllowMultiNode bool   // may span nodes; otherwise all GPUs come from one node
+	GPUCount int
+	// GPUModel is "" for any whole GPU, else a part of a whole GPU's Model
+	// (case-insensitive), or a MIG profile ("1g.10gb"): then only MIG
+	// devices of that profile.
+	GPUModel       string
+	MinMemoryMiB   int64 // 0 any; else each GPU must have at least this much memory
+	AllowMultiNode bool  // may span nodes; otherwise all GPUs come from one node
 	// NodeID pins the job to one node (a lease asked for on that node); 0: any.
 	NodeID int64
 
