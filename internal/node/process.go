@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -96,11 +97,7 @@ func jobEnv(s *api.StartJob, who identity) []string {
 	for k, v := range s.Env {
 		env[k] = v
 	}
-	idx := make([]string, len(s.GPUs))
-	for i, g := range s.GPUs {
-		idx[i] = strconv.Itoa(g)
-	}
-	env["CUDA_VISIBLE_DEVICES"] = strings.Join(idx, ",")
+	env["CUDA_VISIBLE_DEVICES"] = visibleDevices(s)
 	env["GPUSCHED_JOB_ID"] = strconv.FormatInt(s.JobID, 10)
 	out := make([]string, 0, len(env))
 	for k, v := range env {
@@ -108,6 +105,20 @@ func jobEnv(s *api.StartJob, who identity) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// visibleDevices is the job's CUDA_VISIBLE_DEVICES: the GPUs' indices, or,
+// when it runs on MIG devices (which share their parent's index), their
+// UUIDs ("MIG-…,MIG-…"), as CUDA names them.
+func visibleDevices(s *api.StartJob) string {
+	if len(s.GPUUUIDs) == len(s.GPUs) && slices.ContainsFunc(s.GPUUUIDs, func(u string) bool { return strings.HasPrefix(u, "MIG-") }) {
+		return strings.Join(s.GPUUUIDs, ",")
+	}
+	idx := make([]string, len(s.GPUs))
+	for i, g := range s.GPUs {
+		idx[i] = strconv.Itoa(g)
+	}
+	return strings.Join(idx, ",")
 }
 
 // exitOf turns a wrapper's end into the report: the status the wrapper
