@@ -28,6 +28,9 @@ type NodeLease struct {
 	State          string     `json:"state"`
 	Owner          string     `json:"owner"`
 	GPUs           []int      `json:"gpus"`
+	// GPUUUIDs are the UUIDs of GPUs, in the same order: MIG devices
+	// share their parent's index and are named by UUID.
+	GPUUUIDs []string `json:"gpu_uuids,omitempty"`
 	Position       *int       `json:"position,omitempty"`
 	Reason         string     `json:"reason,omitempty"`
 	EstimatedStart *time.Time `json:"estimated_start,omitempty"`

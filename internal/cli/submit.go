@@ -25,7 +25,8 @@ func newSubmitCmd() *cobra.Command {
 		Use:   "submit [flags] -- COMMAND [ARGS…]",
 		Short: "Queue a job; prints its id and place in the queue",
 		Example: `  gpusched submit -g 2 --time 3h --name sweep-7 -- python train.py --lr 3e-4
-  gpusched submit -g 8 --model H100 --priority high -- torchrun --nproc-per-node 8 train.py`,
+  gpusched submit -g 8 --model H100 --priority high -- torchrun --nproc-per-node 8 train.py
+  gpusched submit -g 2 --gpu-type 1g.10gb -- python eval.py   # two MIG slices`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
@@ -87,7 +88,8 @@ func newSubmitCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.IntVarP(&gpus, "gpus", "g", 1, "GPUs, all at once (gang)")
 	f.Float64Var(&memGB, "mem", 0, "minimum memory per GPU in GB")
-	f.StringVar(&req.GPUModel, "model", "", "GPU model, e.g. H100 (matches part of the name)")
+	f.StringVar(&req.GPUModel, "model", "", "GPU model, e.g. H100 (matches part of the name), or a MIG profile, e.g. 1g.10gb (that slice of a GPU)")
+	f.StringVar(&req.GPUModel, "gpu-type", "", "the same as --model")
 	f.StringVarP(&priority, "priority", "p", "", "low, normal, high or critical (admins)")
 	f.StringVarP(&duration, "time", "t", "", "estimated run time, e.g. 90m or 2h (helps backfill and ETAs)")
 	f.StringVar(&req.Name, "name", "", "a name for the job")

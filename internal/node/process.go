@@ -97,7 +97,7 @@ func jobEnv(s *api.StartJob, who identity) []string {
 	for k, v := range s.Env {
 		env[k] = v
 	}
-	env["CUDA_VISIBLE_DEVICES"] = visibleDevices(s)
+	env["CUDA_VISIBLE_DEVICES"] = visibleDevices(s.GPUs, s.GPUUUIDs)
 	env["GPUSCHED_JOB_ID"] = strconv.FormatInt(s.JobID, 10)
 	out := make([]string, 0, len(env))
 	for k, v := range env {
@@ -107,18 +107,19 @@ func jobEnv(s *api.StartJob, who identity) []string {
 	return out
 }
 
-// visibleDevices is the job's CUDA_VISIBLE_DEVICES: the GPUs' indices, or,
-// when it runs on MIG devices (which share their parent's index), their
-// UUIDs ("MIG-…,MIG-…"), as CUDA names them.
-func visibleDevices(s *api.StartJob) string {
-	if len(s.GPUUUIDs) == len(s.GPUs) && slices.ContainsFunc(s.GPUUUIDs, func(u string) bool { return strings.HasPrefix(u, "MIG-") }) {
-		return strings.Join(s.GPUUUIDs, ",")
+// visibleDevices is CUDA_VISIBLE_DEVICES for GPUs at these indices with
+// these UUIDs: the indices, or, when some are MIG devices (which share
+// their parent's index), the UUIDs ("MIG-…,MIG-…"), as CUDA names them.
+func visibleDevices(idx []int, uuids []string) string {
+	if onMIG(uuids) && len(uuids) == len(idx) {
+		return strings.Join(uuids, ",")
 	}
-	idx := make([]string, len(s.GPUs))
-	for i, g := range s.GPUs {
-		idx[i] = strconv.Itoa(g)
-	}
-	return strings.Join(idx, ",")
+	return gpuList(idx)
+}
+
+// onMIG reports whether some of the devices are MIG devices.
+func onMIG(uuids []string) bool {
+	return slices.ContainsFunc(uuids, func(u string) bool { return strings.HasPrefix(u, "MIG-") })
 }
 
 // exitOf turns a wrapper's end into the report: the status the wrapper
