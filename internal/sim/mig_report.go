@@ -26,7 +26,7 @@ type MIGRow struct {
 	// JobsPerCapacityHour is completed jobs per GPU-hour of the cluster
 	// over the makespan: jobs / (GPUs × makespan).
 	JobsPerCapacityHour float64 `json:"jobs_per_capacity_gpu_hour"`
-	Metrics        Metrics `json:"metrics"`
+	Metrics             Metrics `json:"metrics"`
 }
 
 // CompareMIG replays w (a workload whose cluster has a MIG layout) under
