@@ -61,8 +61,8 @@ func TestNodeRegisterHeartbeatAndClusterStatus(t *testing.T) {
 	}
 	got := []handlers.GPUStatusJSON{n.GPUs[0], n.GPUs[1]}
 	want := []handlers.GPUStatusJSON{
-		{ID: 0, UUID: "GPU-a-0", Model: "NVIDIA H100 80GB HBM3", MemoryTotal: 81559, MemoryUsed: 40000, Utilization: 87, Temperature: 61, PowerW: 500, Health: "ok", State: "free"},
-		{ID: 1, UUID: "GPU-a-1", Model: "NVIDIA H100 80GB HBM3", MemoryTotal: 81559, MemoryUsed: 2, Utilization: 0, Temperature: 30, PowerW: 70, Health: "failed", State: "unavailable"},
+		{ID: 0, UUID: "GPU-a-0", Model: "NVIDIA H100 80GB HBM3", MemoryTotal: 81559, MemoryUsed: 40000, Utilization: 87, Temperature: 61, PowerW: 500, Health: "ok", State: "free", Kind: "whole"},
+		{ID: 1, UUID: "GPU-a-1", Model: "NVIDIA H100 80GB HBM3", MemoryTotal: 81559, MemoryUsed: 2, Utilization: 0, Temperature: 30, PowerW: 70, Health: "failed", State: "unavailable", Kind: "whole"},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("gpus (-want +got):\n%s", d)
