@@ -24,7 +24,8 @@ const simTokenName = "dev simulated node"
 // would, and runs the jobs dispatched to it as local processes; their
 // records live under dataDir/sim-nodes, so a restarted dev server finds
 // them again. Tokens from earlier runs are revoked. migText, unless empty,
-// splits every node's GPUs into MIG devices (gpu.FakeSpec.WithMIG).
+// splits the first node's GPUs into MIG devices (gpu.FakeSpec.WithMIG); the
+// other nodes stay whole, so that a job of a whole node still fits.
 func startSimNodes(ctx context.Context, db *models.DB, specText, migText, baseURL, dataDir string, logger *slog.Logger) (stop func(), err error) {
 	spec, err := gpu.ParseFakeSpec(specText)
 	if err != nil {
@@ -68,9 +69,13 @@ func startSimNodes(ctx context.Context, db *models.DB, specText, migText, baseUR
 	var wg sync.WaitGroup
 	agents := make([]*node.Agent, 0, spec.Nodes)
 	for i := range spec.Nodes {
+		hostSpec := spec
+		if i > 0 {
+			hostSpec.MIG = nil
+		}
 		agent := &node.Agent{
 			Client:   simClient(baseURL, tokens[i]),
-			GPUs:     gpu.NewFake(names[i], spec),
+			GPUs:     gpu.NewFake(names[i], hostSpec),
 			Hostname: names[i] + ".sim",
 			Version:  version + "-sim",
 			Logger:   logger.With("sim_node", names[i]),
