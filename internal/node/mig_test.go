@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +35,7 @@ func newMIGCluster(t *testing.T) *cluster {
 	done := make(chan struct{})
 	go func() { _ = a.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
+	c.agent = a
 	waitFor(t, "the agent's 16 devices with telemetry", func() bool { return liveGPUs(t, c.s.DB, c.node.ID) == 16 })
 	return c
 }
@@ -141,5 +143,27 @@ func TestMIGSlicesEndToEnd(t *testing.T) {
 	}
 	for _, id := range []int64{slice, whole} {
 		c.waitState(t, id, "canceled")
+	}
+}
+
+// gpusched run --gpu-type 1g.10gb on a MIG host: the local /acquire grants
+// two slices and answers their MIG UUIDs as CUDA_VISIBLE_DEVICES.
+func TestMIGLocalAcquire(t *testing.T) {
+	t.Parallel()
+	c := newMIGCluster(t)
+	url := c.localAPI(t, false)
+	alive := sleeper(t, time.Minute).Process.Pid
+	status, out := post(t, url+"/acquire", fmt.Sprintf(`{"pid": %d, "num_gpus": 2, "gpu_type": "1g.10gb"}`, alive))
+	gpus, _ := out["gpus"].(string)
+	if status != 200 || len(strings.Split(gpus, ",")) != 2 || !strings.HasPrefix(gpus, "MIG-") || strings.Contains(gpus, ",GPU-") {
+		t.Fatalf("acquire 2 slices: %d %v, want two MIG UUIDs", status, out)
+	}
+	id, _ := strconv.ParseInt(fmt.Sprint(out["job_id"]), 10, 64)
+	var uuids []string
+	for _, g := range c.heldDevices(t, id) {
+		uuids = append(uuids, g.UUID)
+	}
+	if strings.Join(uuids, ",") != gpus {
+		t.Errorf("the lease holds %v, the process was told %s", uuids, gpus)
 	}
 }
