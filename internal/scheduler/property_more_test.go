@@ -107,6 +107,9 @@ func checkBookings(t fataler, s Snapshot, c Config, pl Plan) {
 		}
 		for _, r := range s.Running {
 			end := laterOf(s.Now, r.StartedAt.Add(jobDur(r, c)))
+			if r.Stopping { // a stop in flight: its GPUs free within its grace
+				end = s.Now.Add(r.StopGrace)
+			}
 			if r.UserID != b.UserID && (tau.Equal(s.Now) || tau.Before(end)) {
 				for _, g := range r.GPUs {
 					delete(ready, g)
