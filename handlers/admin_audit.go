@@ -77,14 +77,15 @@ func (h *Handlers) AdminAudit(c echo.Context) error {
 		q.Set("before", strconv.FormatInt(entries[len(entries)-1].ID, 10))
 		a.Next = templ.SafeURL("/admin/audit?" + q.Encode())
 	}
+	loc := viewerZone(c)
 	for _, e := range entries {
-		row := views.AuditRow{At: localtime.DateTime(e.CreatedAt, viewerZone(c)), Action: e.Action, Target: strings.Trim(e.TargetType+" "+e.TargetID, " "), Remote: e.RemoteAddr, Actor: "system"}
+		row := views.AuditRow{At: localtime.DateTime(e.CreatedAt, loc), Action: e.Action, Target: strings.Trim(e.TargetType+" "+e.TargetID, " "), Remote: e.RemoteAddr, Actor: "system"}
 		if e.ActorEmail != nil {
 			row.Actor = *e.ActorEmail
 		}
 		if len(e.Details) > 0 {
 			b, _ := json.Marshal(e.Details)
-			row.Details = string(b)
+			row.Details = localtime.Instants(string(b), loc) // the instants it records, as the viewer reads them
 		}
 		a.Entries = append(a.Entries, row)
 	}

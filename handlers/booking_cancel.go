@@ -43,7 +43,7 @@ func (h *Handlers) cancelBooking(c echo.Context, id int64) (*models.BookingRow, 
 		return err
 	})
 	if err != nil {
-		return nil, bookingError(err)
+		return nil, bookingError(err, userZone(u))
 	}
 	row, err := models.GetBooking(c.Request().Context(), h.DB.Bun, id)
 	if err != nil {

@@ -49,7 +49,7 @@ func (h *Handlers) createBooking(ctx context.Context, tx *models.Tx, u *models.U
 		return nil, err
 	}
 	if err := models.CreateBooking(ctx, tx, b, ids, h.Config.Bookings.WithDefaults().MaxLive, now); err != nil {
-		return nil, bookingError(err)
+		return nil, bookingError(err, userZone(u))
 	}
 	return &models.BookingRow{Booking: *b, OwnerEmail: u.Email, GPUIDs: ids}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -40,12 +41,12 @@ func (h *Handlers) editBooking(ctx context.Context, u *models.User, id int64, p 
 	now := h.Now()
 	err := h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
 		_, err := models.EditBooking(ctx, tx, id, u.ID, u.IsAdmin(), func(cur *models.BookingRow) (models.BookingChange, error) {
-			return bookingChange(cur, p, h.Config.Bookings, now)
+			return bookingChange(cur, p, h.Config.Bookings, now, userZone(u))
 		}, now)
 		return err
 	})
 	if err != nil {
-		return nil, editError(err)
+		return nil, editError(err, userZone(u))
 	}
 	row, err := models.GetBooking(ctx, h.DB.Bun, id)
 	if err != nil {
@@ -55,8 +56,9 @@ func (h *Handlers) editBooking(ctx context.Context, u *models.User, id int64, p 
 }
 
 // bookingChange merges p into cur and checks the result with the rules of
-// creation; a start already past may stay as it is.
-func bookingChange(cur *models.BookingRow, p *api.BookingPatch, lim BookingLimits, now time.Time) (models.BookingChange, error) {
+// creation; a start already past may stay as it is. Refusals name times in
+// loc.
+func bookingChange(cur *models.BookingRow, p *api.BookingPatch, lim BookingLimits, now time.Time, loc *time.Location) (models.BookingChange, error) {
 	lim = lim.WithDefaults()
 	ch := models.BookingChange{StartsAt: cur.StartsAt.UTC(), EndsAt: cur.EndsAt.UTC(), GPUCount: cur.GPUCount, GPUIDs: cur.GPUIDs, Note: cur.Note}
 	if p.StartsAt == nil && p.EndsAt == nil && p.GPUCount == nil && p.GPUIDs == nil && p.Note == nil {
@@ -106,11 +108,11 @@ func bookingChange(cur *models.BookingRow, p *api.BookingPatch, lim BookingLimit
 	switch {
 	case !ch.EndsAt.After(ch.StartsAt):
 		return ch, unprocessable(api.CodeInvalidWindow, "ends_at: the booking must end after it starts (%s is not after %s)",
-			ch.EndsAt.Format(time.RFC3339), ch.StartsAt.Format(time.RFC3339))
+			localtime.Stamp(ch.EndsAt, loc), localtime.Stamp(ch.StartsAt, loc))
 	case !ch.EndsAt.After(now):
-		return ch, unprocessable(api.CodeInvalidWindow, "ends_at: %s is in the past; to end the booking now, use end", ch.EndsAt.Format(time.RFC3339))
+		return ch, unprocessable(api.CodeInvalidWindow, "ends_at: %s is in the past; to end the booking now, use end", localtime.Stamp(ch.EndsAt, loc))
 	case !ch.StartsAt.Equal(cur.StartsAt.UTC()) && ch.StartsAt.Before(now.Add(-bookingStartSlack)):
-		return ch, unprocessable(api.CodeInvalidWindow, "starts_at: %s is in the past; move the booking to now or later", ch.StartsAt.Format(time.RFC3339))
+		return ch, unprocessable(api.CodeInvalidWindow, "starts_at: %s is in the past; move the booking to now or later", localtime.Stamp(ch.StartsAt, loc))
 	case ch.GPUCount > lim.MaxGPUs:
 		return ch, unprocessable(api.CodeBookingTooLarge, "gpu_count: one booking may take at most %d GPUs, this one asks for %d", lim.MaxGPUs, ch.GPUCount)
 	case ch.StartsAt.After(now.Add(lim.MaxAhead)):
@@ -122,13 +124,14 @@ func bookingChange(cur *models.BookingRow, p *api.BookingPatch, lim BookingLimit
 	return ch, nil
 }
 
-// editError maps the model's refusals of an edit or an end to API errors.
-func editError(err error) error {
+// editError maps the model's refusals of an edit or an end to API errors,
+// times in loc (the caller's zone).
+func editError(err error, loc *time.Location) error {
 	var clash *models.ClashError
 	switch {
 	case errors.As(err, &clash):
 		return &APIError{Status: http.StatusConflict, Code: api.CodeBookingClash, Err: err,
-			Message: "cannot change the booking: " + strings.TrimPrefix(clash.Error(), models.ErrBookingClash.Error()+": ")}
+			Message: "cannot change the booking: " + clash.Sentence(loc)}
 	case errors.Is(err, models.ErrNotOwner):
 		return &APIError{Status: http.StatusForbidden, Code: api.CodeForbidden, Err: err, Message: "only its owner or an admin may change a booking"}
 	case errors.Is(err, models.ErrBadTransition):
@@ -138,5 +141,5 @@ func editError(err error) error {
 		}
 		return &APIError{Status: http.StatusConflict, Code: api.CodeBadState, Err: err, Message: strings.TrimSuffix(msg, ": "+models.ErrBadTransition.Error())}
 	}
-	return bookingError(err)
+	return bookingError(err, loc)
 }

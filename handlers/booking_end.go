@@ -50,7 +50,7 @@ func (h *Handlers) endBooking(ctx context.Context, u *models.User, id int64) (*m
 // endBookingTx ends booking id as u in tx and reads it back.
 func (h *Handlers) endBookingTx(ctx context.Context, tx *models.Tx, u *models.User, id int64) (*models.BookingRow, error) {
 	if _, err := models.EndBooking(ctx, tx, id, u.ID, u.IsAdmin(), h.Now()); err != nil {
-		return nil, editError(err)
+		return nil, editError(err, userZone(u))
 	}
 	row, err := models.GetBooking(ctx, tx, id)
 	if err != nil {

@@ -111,7 +111,7 @@ func readBookingForm(c echo.Context, f *views.BookingForm, loc *time.Location) (
 			return r, invalid(v.name, "is required")
 		}
 		if *v.dst, err = parseFormTime(v.s, loc); err != nil {
-			return r, invalid(v.name, "%q is not a date and time like 2026-11-23T09:00 (%s)", v.s, loc)
+			return r, invalid(v.name, "%q is not a date and time like 2026-11-23 09:00 (%s)", v.s, loc)
 		}
 	}
 	return r, nil

@@ -61,6 +61,7 @@ func (h *Handlers) importBookings(ctx context.Context, body io.Reader, loc *time
 	}
 	lim := h.Config.Bookings.WithDefaults()
 	o.MaxGPUs, o.MaxLength, o.MaxAhead = lim.MaxGPUs, lim.MaxLength, lim.MaxAhead
+	o.Zone = loc // the rows' reasons name times as the sheet does
 	var res *api.ImportReport
 	err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
 		res, err = models.ImportBookings(ctx, tx, rows, o, h.Now())

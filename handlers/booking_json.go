@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -28,7 +29,8 @@ func unprocessable(code, format string, args ...any) error {
 const bookingStartSlack = 5 * time.Minute
 
 // bookingFrom validates r against the limits at now and returns the booking
-// to create and its named GPUs (sorted, without duplicates).
+// to create and its named GPUs (sorted, without duplicates). Refusals name
+// times in u's zone.
 func bookingFrom(u *models.User, r *api.BookingRequest, lim BookingLimits, now time.Time) (*models.Booking, []int64, error) {
 	lim = lim.WithDefaults()
 	model, note := strings.TrimSpace(r.GPUModel), strings.TrimSpace(r.Note)
@@ -54,14 +56,15 @@ func bookingFrom(u *models.User, r *api.BookingRequest, lim BookingLimits, now t
 		n = len(ids)
 	}
 	start, end := r.StartsAt.UTC().Truncate(time.Second), r.EndsAt.UTC().Truncate(time.Second)
+	loc := userZone(u)
 	switch {
 	case !end.After(start):
 		return nil, nil, unprocessable(api.CodeInvalidWindow, "the booking must end after it starts (%s is not after %s)",
-			end.Format(time.RFC3339), start.Format(time.RFC3339))
+			localtime.Stamp(end, loc), localtime.Stamp(start, loc))
 	case !end.After(now):
-		return nil, nil, unprocessable(api.CodeInvalidWindow, "the booking's window is over: it ended at %s", end.Format(time.RFC3339))
+		return nil, nil, unprocessable(api.CodeInvalidWindow, "the booking's window is over: it ended at %s", localtime.Stamp(end, loc))
 	case start.Before(now.Add(-bookingStartSlack)):
-		return nil, nil, unprocessable(api.CodeInvalidWindow, "the booking starts in the past (%s); book from now on", start.Format(time.RFC3339))
+		return nil, nil, unprocessable(api.CodeInvalidWindow, "the booking starts in the past (%s); book from now on", localtime.Stamp(start, loc))
 	case n > lim.MaxGPUs:
 		return nil, nil, unprocessable(api.CodeBookingTooLarge, "one booking may take at most %d GPUs, this one asks for %d", lim.MaxGPUs, n)
 	case start.After(now.Add(lim.MaxAhead)):
@@ -86,11 +89,16 @@ func humanDuration(d time.Duration) string {
 	return d.Round(time.Minute).String()
 }
 
-// bookingError maps the model's refusals to API errors.
-func bookingError(err error) error {
+// bookingError maps the model's refusals to API errors, times in loc (the
+// caller's zone).
+func bookingError(err error, loc *time.Location) error {
 	msg := err.Error()
 	if _, after, ok := strings.Cut(msg, ": "); ok {
 		msg = after
+	}
+	var clash *models.ClashError
+	if errors.As(err, &clash) {
+		msg = clash.Sentence(loc)
 	}
 	switch {
 	case errors.Is(err, models.ErrBookingClash):

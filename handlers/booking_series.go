@@ -49,7 +49,7 @@ func (h *Handlers) BookingSeriesCreate(c echo.Context) error {
 			id, rows, err := h.createSeries(ctx, tx, userOf(c), &r)
 			var serr *models.SeriesClashError
 			if errors.As(err, &serr) {
-				return http.StatusConflict, seriesClash(serr, rows), nil
+				return http.StatusConflict, seriesClash(serr, rows, viewerZone(c)), nil
 			}
 			if err != nil {
 				return 0, nil, err
@@ -68,9 +68,10 @@ func (h *Handlers) BookingSeriesCreate(c echo.Context) error {
 	return c.JSON(status, out)
 }
 
-// seriesClash is the 409 body listing the clashing occurrences.
-func seriesClash(serr *models.SeriesClashError, rows []models.BookingRow) seriesClashJSON {
-	out := seriesClashJSON{Error: api.Error{Message: "cannot book the series: " + strings.TrimPrefix(serr.Error(), models.ErrBookingClash.Error()+": "), Code: api.CodeBookingClash}}
+// seriesClash is the 409 body listing the clashing occurrences; its
+// sentence names times in loc (the caller's zone).
+func seriesClash(serr *models.SeriesClashError, rows []models.BookingRow, loc *time.Location) seriesClashJSON {
+	out := seriesClashJSON{Error: api.Error{Message: "cannot book the series: " + serr.Sentence(loc), Code: api.CodeBookingClash}}
 	for _, o := range serr.Occurrences {
 		occ := occurrenceClash{Occurrence: o.Index, With: o.Clash.Rivals}
 		if o.Index-1 < len(rows) {
@@ -116,7 +117,7 @@ func (h *Handlers) createSeries(ctx context.Context, tx *models.Tx, u *models.Us
 		return 0, rows, err
 	}
 	if err != nil {
-		return 0, nil, bookingError(err)
+		return 0, nil, bookingError(err, userZone(u))
 	}
 	for i, b := range bs {
 		rows[i].Booking = *b
@@ -212,7 +213,7 @@ func (h *Handlers) cancelSeries(c echo.Context, id int64) (int, error) {
 		return err
 	})
 	if err != nil {
-		return 0, editError(err)
+		return 0, editError(err, userZone(u))
 	}
 	return n, nil
 }

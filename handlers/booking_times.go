@@ -67,5 +67,5 @@ func parseZoneTime(field, s string, loc *time.Location) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, invalid(field, "%q is not a date and time like 2026-11-23T09:00", s)
+	return time.Time{}, invalid(field, "%q is not a date and time like 2026-11-23 09:00", s)
 }

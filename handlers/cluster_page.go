@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
@@ -63,16 +65,18 @@ func (h *Handlers) clusterModel(c echo.Context) (views.Cluster, error) {
 		if err != nil {
 			return views.Cluster{}, err
 		}
-		v.MyJobs = myJobs(jobs)
+		v.MyJobs = myJobs(jobs, now, viewerZone(c))
 	}
 	return v, nil
 }
 
-// myJobs turns the user's live jobs into the overview's panel rows.
-func myJobs(jobs []models.Job) []views.MyJob {
+// myJobs turns the user's live jobs into the overview's panel rows, the
+// reasons they wait worded at now in loc.
+func myJobs(jobs []models.Job, now time.Time, loc *time.Location) []views.MyJob {
 	out := make([]views.MyJob, 0, len(jobs))
 	for _, j := range jobs {
-		m := views.MyJob{ID: j.ID, Name: j.Name, State: j.State, GPUs: j.GPUCount, Since: j.SubmittedAt, Reason: j.PendingReason}
+		m := views.MyJob{ID: j.ID, Name: j.Name, State: j.State, GPUs: j.GPUCount, Since: j.SubmittedAt,
+			Reason: localtime.InstantsNear(j.PendingReason, now, loc)}
 		if j.StartedAt != nil {
 			m.Since = *j.StartedAt
 		}

@@ -27,8 +27,18 @@ func decodeJSON(c echo.Context, v any) error {
 	return err
 }
 
+// decodeNodeJSON is decodeJSON for what node agents report: any text that
+// is valid UTF-8 without NUL (process names, output), not one line.
+func decodeNodeJSON(c echo.Context, v any) error {
+	_, err := readJSONAs(c, v, anyText)
+	return err
+}
+
 // readJSON is decodeJSON that also returns the raw body (for idempotency).
-func readJSON(c echo.Context, v any) ([]byte, error) {
+func readJSON(c echo.Context, v any) ([]byte, error) { return readJSONAs(c, v, oneLine) }
+
+// readJSONAs is readJSON with the text rule base (checkText).
+func readJSONAs(c echo.Context, v any, base textRule) ([]byte, error) {
 	r := c.Request()
 	if ct := r.Header.Get(echo.HeaderContentType); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
@@ -54,7 +64,7 @@ func readJSON(c echo.Context, v any) ([]byte, error) {
 			// answer comes first, as for every other text field.
 			var doc any
 			if json.Unmarshal(body, &doc) == nil {
-				if err := checkText(doc); err != nil {
+				if err := checkText(doc, base); err != nil {
 					return nil, err
 				}
 			}
@@ -64,7 +74,7 @@ func readJSON(c echo.Context, v any) ([]byte, error) {
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
 		return nil, Errorf(http.StatusBadRequest, api.CodeInvalidJSON, "the body must hold exactly one JSON object")
 	}
-	if err := checkText(v); err != nil {
+	if err := checkText(v, base); err != nil {
 		return nil, err
 	}
 	return body, nil

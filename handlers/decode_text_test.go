@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -105,7 +106,7 @@ func FuzzDecoders(f *testing.F) {
 			v := mk()
 			err := decodeBody(body, v)
 			if err == nil {
-				if err := checkText(v); err != nil {
+				if err := checkText(v, oneLine); err != nil {
 					t.Fatalf("%s: accepted %q holding bad text: %v", name, body, err)
 				}
 				continue
@@ -128,4 +129,117 @@ func FuzzInvalidUTF8Field(f *testing.F) {
 			t.Fatalf("no field named for %q", body)
 		}
 	})
+}
+
+// Control characters: one-line fields refuse every one (CR, LF, tab, ESC,
+// DEL, C1) naming the field; fields that span lines take LF and tab and
+// store CR LF and a lone CR as LF; node agents' reports take any text.
+func TestDecodeTextRules(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		body, target, field string
+		node                bool
+		check               func(v any) string // for accepted bodies: what was stored, "" when right
+	}{
+		"CR in a booking note":     {body: `{"gpu_count":1,"note":"a\rb"}`, target: "booking", field: "note"},
+		"LF in a booking note":     {body: `{"gpu_count":1,"note":"a\nb"}`, target: "booking", field: "note"},
+		"ESC in a job name":        {body: `{"gpu_count":1,"name":"\u001b[31mred"}`, target: "job spec", field: "name"},
+		"tab in a job name":        {body: `{"gpu_count":1,"name":"a\tb"}`, target: "job spec", field: "name"},
+		"DEL in a job type":        {body: `{"gpu_count":1,"job_type":"a\u007f"}`, target: "job spec", field: "job_type"},
+		"C1 CSI in a workdir":      {body: `{"gpu_count":1,"workdir":"/a\u009b2J"}`, target: "job spec", field: "workdir"},
+		"bell in a command":        {body: `{"gpu_count":1,"command":"echo \u0007"}`, target: "job spec", field: "command"},
+		"ESC in an env value":      {body: `{"gpu_count":1,"env":{"A":"\u001b"}}`, target: "job spec", field: "env.A"},
+		"LF in an env key":         {body: `{"gpu_count":1,"env":{"A\nB":"x"}}`, target: "job spec", field: "env"},
+		"CR in a priority":         {body: `{"priority":"high\r"}`, target: "priority", field: "priority"},
+		"CR in a hold's monitor":   {body: `{"gpu_count":1,"monitor":"log\r"}`, target: "hold", field: "monitor"},
+		"CR in a scoring job type": {body: `{"job_type":"a\rb"}`, target: "scoring score", field: "job_type"},
+		"a command over lines": {body: `{"gpu_count":1,"command":"cd /w\r\npython a.py\rpython\tb.py\n"}`, target: "job spec",
+			check: func(v any) string {
+				if got := v.(*api.SubmitRequest).Command; got != "cd /w\npython a.py\npython\tb.py\n" {
+					return fmt.Sprintf("command %q", got)
+				}
+				return ""
+			}},
+		"an env value over lines": {body: `{"gpu_count":1,"env":{"PEM":"a\r\nb"}}`, target: "job spec",
+			check: func(v any) string {
+				if got := v.(*api.SubmitRequest).Env["PEM"]; got != "a\nb" {
+					return fmt.Sprintf("env %q", got)
+				}
+				return ""
+			}},
+		"a node's report": {body: `{"ok":false,"message":"\u001b[31mexec failed\r\n\tat line 1"}`, target: "command result", node: true,
+			check: func(any) string { return "" }},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			v := decodeTargets[tc.target]()
+			req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(tc.body))
+			req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+			c := echo.New().NewContext(req, httptest.NewRecorder())
+			base := oneLine
+			if tc.node {
+				base = anyText
+			}
+			_, err := readJSONAs(c, v, base)
+			if tc.check != nil {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				if msg := tc.check(v); msg != "" {
+					t.Fatal(msg)
+				}
+				return
+			}
+			var api *APIError
+			if !errors.As(err, &api) || api.Status != http.StatusBadRequest || api.Code != "invalid_text" {
+				t.Fatalf("got %v, want a 400 invalid_text", err)
+			}
+			if !strings.Contains(api.Message, `"`+tc.field+`"`) {
+				t.Fatalf("message %q does not name field %q", api.Message, tc.field)
+			}
+		})
+	}
+}
+
+// Forms and queries: a one-line form field or any query parameter with a
+// control character is a 400 naming it; a textarea's CR LF reaches the
+// handler as LF.
+func TestCheckParamsControls(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		target, form string
+		status       int
+		command      string
+	}{
+		"CR in a note":         {target: "/", form: "note=a%0Db", status: 400},
+		"ESC in a name":        {target: "/", form: "name=%1B%5D8%3B%3Bx", status: 400},
+		"LF in a query":        {target: "/?date=a%0Ab", status: 400},
+		"textarea line breaks": {target: "/", form: "command=a%0D%0Ab%0Dc", status: 200, command: "a\nb\nc"},
+		"ESC in a textarea":    {target: "/", form: "command=a%1Bb", status: 400},
+		"plain form":           {target: "/", form: "name=train&note=for+the+paper", status: 200},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			req := httptest.NewRequest(http.MethodPost, tc.target, strings.NewReader(tc.form))
+			req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationForm)
+			c := echo.New().NewContext(req, httptest.NewRecorder())
+			var command string
+			err := CheckParams(func(c echo.Context) error {
+				command = c.FormValue("command")
+				return nil
+			})(c)
+			status := http.StatusOK
+			var api *APIError
+			if errors.As(err, &api) {
+				status = api.Status
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if status != tc.status || command != tc.command {
+				t.Fatalf("status %d, command %q; want %d, %q (%v)", status, command, tc.status, tc.command, err)
+			}
+		})
+	}
 }

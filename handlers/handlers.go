@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
+	"github.com/gpuscheduler/gpuscheduler/internal/netguard"
 	"github.com/gpuscheduler/gpuscheduler/internal/signin"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
@@ -33,9 +34,10 @@ type Config struct {
 	// Bookings calendar: per-user limits (zero values take the defaults in booking_limits.go).
 	Bookings BookingLimits
 
-	// Notifications: webhook and Slack URLs may name loopback or
-	// link-local addresses (dev and tests only; SSRF otherwise).
-	NotifyAllowPrivate bool
+	// NotifyTargets says which hosts webhook and Slack URLs may name: the
+	// public internet and the networks the admin allowed (everything in dev
+	// and tests).
+	NotifyTargets netguard.Policy
 	// NotifyEmail says an SMTP relay is configured, so email channels work.
 	NotifyEmail bool
 }

@@ -104,7 +104,7 @@ func (h *Handlers) jobView(c echo.Context) (views.JobDetail, error) {
 	}
 	mayAct := j.OwnerID == u.ID || u.IsAdmin()
 	d := views.JobDetail{ID: j.ID, Name: j.Name, Owner: owner.Email, State: j.State, Priority: priorityName(j.Priority),
-		Code: j.PendingCode, Reason: j.PendingReason, CanAct: mayAct && !models.IsTerminal(j.State), CanSeeLogs: mayAct,
+		Code: j.PendingCode, Reason: localtime.InstantsNear(j.PendingReason, h.Now(), viewerZone(c)), CanAct: mayAct && !models.IsTerminal(j.State), CanSeeLogs: mayAct,
 		Now: h.Now(), Spec: jobFields(j, viewerZone(c)), Admin: u.IsAdmin()}
 	d.CSRF = csrfToken(c)
 	if j.QueuePosition != nil {

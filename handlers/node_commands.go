@@ -83,7 +83,7 @@ func commandsJSON(cmds []models.NodeCommand) api.NodeCommands {
 // the agent's answer to a command. Answering twice is harmless.
 func (h *Handlers) NodeCommandResult(c echo.Context) error {
 	var res api.CommandResult
-	if err := decodeJSON(c, &res); err != nil {
+	if err := decodeNodeJSON(c, &res); err != nil {
 		return err
 	}
 	if len(res.Message) > 4096 {

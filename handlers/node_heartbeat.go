@@ -26,7 +26,7 @@ func (h *Handlers) NodeHeartbeat(c echo.Context) error {
 		return Errorf(http.StatusForbidden, api.CodeForbidden, "this token belongs to node %s (id %d), not node %d", node.Name, node.ID, id)
 	}
 	var req api.HeartbeatRequest
-	if err := decodeJSON(c, &req); err != nil {
+	if err := decodeNodeJSON(c, &req); err != nil {
 		return err
 	}
 	samples, err := validateSamples(req)

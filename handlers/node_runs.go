@@ -19,7 +19,7 @@ const maxLogChunk = 512 << 10
 // the run a start command began ended. Reporting twice is harmless.
 func (h *Handlers) NodeCommandExit(c echo.Context) error {
 	var exit api.JobExit
-	if err := decodeJSON(c, &exit); err != nil {
+	if err := decodeNodeJSON(c, &exit); err != nil {
 		return err
 	}
 	if len(exit.Message) > 4096 || len(exit.Signal) > 32 {
@@ -38,7 +38,7 @@ func (h *Handlers) NodeCommandExit(c echo.Context) error {
 // offset. A chunk sent twice is stored once.
 func (h *Handlers) NodeCommandLogs(c echo.Context) error {
 	var chunk api.LogChunk
-	if err := decodeJSON(c, &chunk); err != nil {
+	if err := decodeNodeJSON(c, &chunk); err != nil {
 		return err
 	}
 	switch {

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"crypto/rand"
-	"net"
 	"net/mail"
 	"net/url"
 	"strings"
@@ -94,24 +93,25 @@ func (h *Handlers) channelFrom(b *ChannelRequest, userID int64) (*models.Notific
 	return ch, nil
 }
 
-// checkHookURL refuses what is not http(s), and loopback or link-local
-// hosts unless the server allows them (the delivery's dialer checks the
-// resolved address again).
+// checkHookURL refuses what is not http(s), and, unless the server allows
+// every address, plain http and hosts outside the public internet and the
+// networks the admin allowed (netguard: zoned, mapped, private, loopback,
+// link-local and localhost names included). The delivery's dialer checks
+// the resolved address again.
 func (h *Handlers) checkHookURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(s) > 2048 {
 		return invalid("url", "must be an http(s) URL, got %q", s)
 	}
-	if h.Config.NotifyAllowPrivate {
-		return nil
+	if u.User != nil {
+		return invalid("url", "must not carry a user name or password")
 	}
-	if u.Scheme != "https" {
+	policy := h.Config.NotifyTargets
+	if u.Scheme != "https" && !policy.AllowAll {
 		return invalid("url", "must use https")
 	}
-	host := u.Hostname()
-	ip := net.ParseIP(host)
-	if strings.EqualFold(host, "localhost") || (ip != nil && (ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsUnspecified())) {
-		return invalid("url", "may not point at loopback or link-local addresses")
+	if policy.CheckHost(u.Hostname()) != nil {
+		return invalid("url", "must name a public host: this server does not call loopback, private or link-local addresses")
 	}
 	return nil
 }

@@ -25,3 +25,13 @@ func clockOf(m *int) string {
 	}
 	return fmt.Sprintf("%02d:%02d", *m/60, *m%60)
 }
+
+// clockIn writes minutes m of the day on from's clock as "HH:MM" on to's,
+// today (at now): 22:00 in UTC is 23:00 in Berlin in winter. "" for nil.
+func clockIn(m *int, from, to *time.Location, now time.Time) string {
+	if m == nil || from.String() == to.String() {
+		return clockOf(m)
+	}
+	d := now.In(from)
+	return time.Date(d.Year(), d.Month(), d.Day(), *m/60, *m%60, 0, 0, from).In(to).Format("15:04")
+}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -36,7 +37,7 @@ func (h *Handlers) NotifyList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, NotificationsJSON{Unread: unread, Notifications: withPages(list)})
+	return c.JSON(http.StatusOK, NotificationsJSON{Unread: unread, Notifications: withPages(list, userZone(u))})
 }
 
 // NotifyDeliveries handles GET /api/v1/notifications/deliveries: the
@@ -47,7 +48,7 @@ func (h *Handlers) NotifyDeliveries(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"deliveries": withPages(list)})
+	return c.JSON(http.StatusOK, map[string]any{"deliveries": withPages(list, viewerZone(c))})
 }
 
 // notificationPage returns the path of the page n leads to.
@@ -56,9 +57,10 @@ func notificationPage(n *models.Notification) string {
 }
 
 // withPages sets each notification's payload path to its page, as the
-// delivered messages carry it.
-func withPages(list []models.Notification) []models.Notification {
+// delivered messages carry it, and words its reason for the reader in loc.
+func withPages(list []models.Notification, loc *time.Location) []models.Notification {
 	for i := range list {
+		list[i].Payload = list[i].Payload.In(loc)
 		list[i].Payload.Path = notificationPage(&list[i])
 	}
 	return list

@@ -2,10 +2,10 @@ package handlers
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
@@ -28,9 +28,11 @@ func (h *Handlers) NotificationsPage(c echo.Context) error {
 		return err
 	}
 	var m views.NotificationsList
+	loc := viewerZone(c)
 	for _, n := range list {
-		m.Items = append(m.Items, views.NotificationItem{ID: n.ID, Event: n.Event, Title: n.Payload.Title, Reason: n.Payload.Reason,
-			Path: notificationPage(&n), When: n.CreatedAt.UTC().Format(time.DateTime), Unread: n.ReadAt == nil})
+		p := n.Payload.In(loc)
+		m.Items = append(m.Items, views.NotificationItem{ID: n.ID, Event: n.Event, Title: p.Title, Reason: p.Reason,
+			Path: notificationPage(&n), When: localtime.Stamp(n.CreatedAt, loc), Unread: n.ReadAt == nil})
 		if n.ReadAt == nil {
 			m.Unread++
 		}
@@ -74,7 +76,7 @@ func (h *Handlers) deliveryRows(c echo.Context, list []models.Notification) ([]v
 	rows := make([]views.DeliveryRow, 0, len(list))
 	for _, n := range list {
 		r := views.DeliveryRow{ID: n.ID, Event: n.Event, Channel: n.ChannelType, State: n.State, Attempts: n.Attempts,
-			LastError: n.LastError, When: n.CreatedAt.UTC().Format(time.DateTime), User: "team"}
+			LastError: n.LastError, When: localtime.Stamp(n.CreatedAt, viewerZone(c)), User: "team"}
 		if n.UserID != nil {
 			if _, ok := emails[*n.UserID]; !ok {
 				u, err := models.GetUser(c.Request().Context(), h.DB.Bun, *n.UserID)

@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -10,11 +11,13 @@ import (
 )
 
 // PrefsJSON is the body of GET and PUT /api/v1/me/notifications: for each
-// event the channel kinds it goes by, and quiet hours ("HH:MM" UTC).
+// event the channel kinds it goes by, and quiet hours ("HH:MM") on the
+// clock of quiet_time_zone (an IANA name; UTC when a PUT leaves it out).
 type PrefsJSON struct {
-	Events     map[string][]string `json:"events"`
-	QuietStart string              `json:"quiet_start,omitempty"`
-	QuietEnd   string              `json:"quiet_end,omitempty"`
+	Events        map[string][]string `json:"events"`
+	QuietStart    string              `json:"quiet_start,omitempty"`
+	QuietEnd      string              `json:"quiet_end,omitempty"`
+	QuietTimeZone string              `json:"quiet_time_zone,omitempty"`
 }
 
 // NotifyPrefs handles GET /api/v1/me/notifications.
@@ -38,7 +41,7 @@ func (h *Handlers) NotifyPrefsPut(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := applyPrefs(p, &b); err != nil {
+	if err := applyPrefs(p, &b, time.UTC); err != nil {
 		return err
 	}
 	if err := models.SavePrefs(ctx, h.DB.Bun, p, h.Now()); err != nil {
@@ -50,7 +53,9 @@ func (h *Handlers) NotifyPrefsPut(c echo.Context) error {
 	return c.JSON(http.StatusOK, prefsJSON(p))
 }
 
-func applyPrefs(p *models.NotificationPrefs, b *PrefsJSON) error {
+// applyPrefs sets b's choices on p; quiet hours are read on the clock of
+// b's zone, else of def.
+func applyPrefs(p *models.NotificationPrefs, b *PrefsJSON, def *time.Location) error {
 	for e, kinds := range b.Events {
 		if !models.IsEvent(e) {
 			return invalid("events", "unknown event %q", e)
@@ -71,10 +76,18 @@ func applyPrefs(p *models.NotificationPrefs, b *PrefsJSON) error {
 	if (qs == nil) != (qe == nil) {
 		return invalid("quiet_end", "quiet hours need both quiet_start and quiet_end")
 	}
-	p.QuietStart, p.QuietEnd = qs, qe
+	loc, err := zoneParam("quiet_time_zone", b.QuietTimeZone, def)
+	if err != nil {
+		return err
+	}
+	p.QuietStart, p.QuietEnd, p.QuietZone = qs, qe, loc.String()
 	return nil
 }
 
 func prefsJSON(p *models.NotificationPrefs) PrefsJSON {
-	return PrefsJSON{Events: p.Events, QuietStart: clockOf(p.QuietStart), QuietEnd: clockOf(p.QuietEnd)}
+	out := PrefsJSON{Events: p.Events, QuietStart: clockOf(p.QuietStart), QuietEnd: clockOf(p.QuietEnd)}
+	if p.QuietStart != nil {
+		out.QuietTimeZone = p.QuietLocation().String()
+	}
+	return out
 }

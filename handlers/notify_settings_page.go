@@ -25,7 +25,10 @@ func (h *Handlers) renderNotifySettings(c echo.Context, status int, s views.Noti
 		return err
 	}
 	s.Kinds = models.ChannelKinds
-	s.QuietStart, s.QuietEnd = clockOf(p.QuietStart), clockOf(p.QuietEnd)
+	// Quiet hours on the viewer's clock, whatever zone they were set in.
+	loc, now := viewerZone(c), h.Now()
+	s.QuietStart, s.QuietEnd = clockIn(p.QuietStart, p.QuietLocation(), loc, now), clockIn(p.QuietEnd, p.QuietLocation(), loc, now)
+	s.Zone = zoneName(loc, now)
 	for _, e := range models.Events {
 		row := views.PrefRow{Event: e, Kinds: map[string]bool{}}
 		for _, k := range p.Events[e] {
@@ -68,7 +71,7 @@ func (h *Handlers) NotifySettingsSave(c echo.Context) error {
 	for _, e := range models.Events {
 		b.Events[e] = form["pref."+e]
 	}
-	if err := applyPrefs(p, &b); err != nil {
+	if err := applyPrefs(p, &b, viewerZone(c)); err != nil {
 		return h.renderNotifySettings(c, http.StatusBadRequest, views.NotifySettings{Error: err.Error()})
 	}
 	if err := models.SavePrefs(ctx, h.DB.Bun, p, h.Now()); err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
@@ -75,10 +76,11 @@ func (h *Handlers) queueView(c echo.Context) (views.Queue, error) {
 		return views.Queue{}, err
 	}
 	q.Form.CSRF = q.CSRF
+	loc := viewerZone(c)
 	for i := range jobs {
 		j := &jobs[i]
 		row := views.QueueJob{ID: j.ID, Name: j.Name, User: emails[j.OwnerID], State: j.State, GPUs: j.GPUCount,
-			Priority: priorityName(j.Priority), Executor: j.Executor, Code: j.PendingCode, Reason: j.PendingReason,
+			Priority: priorityName(j.Priority), Executor: j.Executor, Code: j.PendingCode, Reason: localtime.InstantsNear(j.PendingReason, q.UpdatedAt, loc),
 			Submitted: j.SubmittedAt, CanCancel: j.OwnerID == u.ID || u.IsAdmin()}
 		if j.QueuePosition != nil {
 			row.Position = *j.QueuePosition

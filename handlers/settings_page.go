@@ -2,10 +2,10 @@ package handlers
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
@@ -24,9 +24,10 @@ func (h *Handlers) renderSettings(c echo.Context, status int, s views.Settings) 
 		return err
 	}
 	s.Sections = SettingsSections
+	loc := viewerZone(c)
 	for _, row := range list {
 		s.Sessions = append(s.Sessions, views.SessionRow{ID: row.ID, Device: deviceOf(row.UserAgent), Via: row.Via, Address: row.IP,
-			LastSeen: row.LastSeenAt.UTC().Format(time.DateTime), Created: row.CreatedAt.UTC().Format(time.DateTime),
+			LastSeen: localtime.Stamp(row.LastSeenAt, loc), Created: localtime.Stamp(row.CreatedAt, loc),
 			Current: row.ID == p.SessionID})
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")

@@ -84,7 +84,7 @@ func (h *Handlers) join(ctx context.Context, tx *models.Tx, c echo.Context, id s
 	if policy.IsAdmin(email) {
 		role = models.RoleAdmin
 	}
-	name := strings.TrimSpace(id.Name)
+	name := strings.TrimSpace(oneLineOf(id.Name)) // the provider's display name, which its user chose
 	if name == "" {
 		name, _, _ = strings.Cut(email, "@")
 	}

@@ -2,8 +2,10 @@ package jobs
 
 import (
 	"crypto/x509"
+	"net/netip"
 	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/netguard"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -11,9 +13,13 @@ import (
 type NotifyConfig struct {
 	// BaseURL prefixes the pages' paths in messages (a button to the job).
 	BaseURL string
-	// AllowPrivateTargets lets webhooks and Slack URLs reach loopback and
-	// link-local addresses (dev and tests); off in production against SSRF.
+	// AllowPrivateTargets lets webhooks and Slack URLs reach any address,
+	// loopback and private ones included (dev and tests); off in production
+	// against SSRF.
 	AllowPrivateTargets bool
+	// AllowNetworks are the networks beyond the public internet that
+	// webhooks and Slack URLs may reach (GPUSCHED_NOTIFY_ALLOW_NETWORKS).
+	AllowNetworks []netip.Prefix
 	// Timeout bounds one delivery attempt (zero: 10 s).
 	Timeout time.Duration
 	// RetryBase is the first retry's delay, doubled each time (zero: 5 s).
@@ -40,6 +46,12 @@ type SMTPConfig struct {
 	RequireTLS bool
 	// RootCAs verify the relay's certificate (nil: the system's).
 	RootCAs *x509.CertPool
+}
+
+// Targets is the policy webhook and Slack URLs are checked against, when a
+// channel is saved and when a delivery connects.
+func (c NotifyConfig) Targets() netguard.Policy {
+	return netguard.Policy{AllowAll: c.AllowPrivateTargets, Allow: c.AllowNetworks}
 }
 
 func (c NotifyConfig) timeout() time.Duration {

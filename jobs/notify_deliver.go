@@ -88,7 +88,11 @@ func (w *NotifyDeliverWorker) Work(ctx context.Context, job *river.Job[models.No
 		return nil
 	}
 	n = claim.Notification
-	p := n.Payload
+	loc, err := models.RecipientZone(ctx, db, n.UserID)
+	if err != nil {
+		return err
+	}
+	p := n.Payload.In(loc) // worded for its recipient
 	p.DeliveryID = n.ID
 	p.Path = pages.Notification(pages.Subject{Event: n.Event, JobID: p.JobID(), BookingID: p.BookingID()})
 	p.URL = w.deps.Config.Notify.BaseURL + p.Path
@@ -101,7 +105,7 @@ func (w *NotifyDeliverWorker) Work(ctx context.Context, job *river.Job[models.No
 	}
 	var perm permanentError
 	if errors.As(sendErr, &perm) || job.Attempt >= job.MaxAttempts {
-		w.deps.Logger.Warn("notification dead", "notification", n.ID, "event", n.Event, "channel", ch.ID, "type", ch.Type, "attempt", job.Attempt, "err", sendErr)
+		w.deps.Logger.Warn("notification dead", "notification", n.ID, "event", n.Event, "channel", ch.ID, "type", ch.Type, "attempt", job.Attempt, "err", sendErr, "cause", Cause(sendErr))
 		return models.RecordDelivery(rctx, db, n.ID, models.DeliveryDead, sendErr.Error(), w.deps.Now())
 	}
 	if err := models.RecordDelivery(rctx, db, n.ID, models.DeliveryPending, sendErr.Error(), w.deps.Now()); err != nil {

@@ -9,8 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"syscall"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/netguard"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -22,36 +22,35 @@ type sender struct {
 
 func newSender(cfg NotifyConfig) *sender {
 	dialer := &net.Dialer{Timeout: cfg.timeout()}
-	if !cfg.AllowPrivateTargets {
-		dialer.Control = refusePrivate
-	}
-	tr := &http.Transport{DialContext: dialer.DialContext, TLSHandshakeTimeout: cfg.timeout(),
+	tr := &http.Transport{DialContext: cfg.Targets().DialContext(dialer), TLSHandshakeTimeout: cfg.timeout(),
 		ResponseHeaderTimeout: cfg.timeout(), MaxIdleConnsPerHost: 4}
 	return &sender{cfg: cfg, http: &http.Client{Transport: tr, Timeout: cfg.timeout(),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
-// ErrPrivateTarget is returned for a webhook address on loopback or
-// link-local networks while they are not allowed.
-var ErrPrivateTarget = errors.New("address is loopback or link-local")
-
-// refusePrivate is the dialer's check, run on the resolved address so a
-// name that resolves to 127.0.0.1 or the metadata service is refused too.
-func refusePrivate(_, address string, _ syscall.RawConn) error {
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return err
-	}
-	if ip := net.ParseIP(host); ip != nil && PrivateIP(ip) {
-		return permanentError{fmt.Errorf("jobs: refused %s: %w", host, ErrPrivateTarget)}
-	}
-	return nil
+// unreachable is what a member sees of a delivery that did not connect,
+// whatever the reason (a refused address, a closed port, a timeout, a TLS
+// failure): the same sentence, so that channels cannot map the networks
+// around the server. The cause goes to the server's log.
+type unreachable struct {
+	host  string
+	cause error
 }
 
-// PrivateIP reports whether ip is one webhooks may not reach in production:
-// loopback, link-local (cloud metadata) or unspecified.
-func PrivateIP(ip net.IP) bool {
-	return ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified()
+func (e unreachable) Error() string {
+	return fmt.Sprintf("jobs: POST to %s: could not connect (unreachable, or not an address this server calls)", e.host)
+}
+
+func (e unreachable) Unwrap() error { return e.cause }
+
+// Cause returns the detail of a delivery failure for the server's log: the
+// network error behind a generic "could not connect", else err itself.
+func Cause(err error) error {
+	var u unreachable
+	if errors.As(err, &u) {
+		return u.cause
+	}
+	return err
 }
 
 func (s *sender) send(ctx context.Context, ch *models.NotificationChannel, p *models.EventPayload) error {
@@ -85,15 +84,14 @@ func (s *sender) post(ctx context.Context, target string, body []byte, header ht
 	req.Header.Set("User-Agent", "GPUScheduler-Notify/1")
 	resp, err := s.http.Do(req)
 	if err != nil {
-		var perm permanentError
-		if errors.As(err, &perm) {
-			return perm
-		}
 		var ue *url.Error
 		if errors.As(err, &ue) {
-			err = ue.Err
+			err = ue.Err // without the URL, which may be a secret
 		}
-		return fmt.Errorf("jobs: POST to %s: %v", u.Host, err)
+		if errors.Is(err, netguard.ErrRefused) {
+			return permanentError{unreachable{u.Host, err}}
+		}
+		return unreachable{u.Host, err}
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))

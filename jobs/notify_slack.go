@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -41,10 +42,17 @@ type SlackElement struct {
 
 // SlackMessageOf builds the message of a payload: the title as header; the
 // job's name, state, GPUs and duration (or the booking's or node's facts)
-// as fields; a button to the page.
+// as fields, each a bold label beside its value; the reason; a button to
+// the page. Every value that may hold a user's text (names, reasons, the
+// title) goes in plain_text, which Slack never parses for mentions or
+// links; the one mrkdwn text of user text, the notification's fallback,
+// has & < > escaped, so a job named "<!channel>" or holding a disguised
+// link pings nobody and links nowhere.
 func SlackMessageOf(p *models.EventPayload) SlackMessage {
 	var fields []SlackText
-	field := func(k, v string) { fields = append(fields, SlackText{"mrkdwn", fmt.Sprintf("*%s*\n%s", k, v)}) }
+	field := func(k, v string) {
+		fields = append(fields, SlackText{"mrkdwn", "*" + k + "*"}, SlackText{"plain_text", orDash(v)})
+	}
 	switch {
 	case p.Job != nil:
 		field("Job", p.Job.Name)
@@ -58,22 +66,37 @@ func SlackMessageOf(p *models.EventPayload) SlackMessage {
 	case p.Booking != nil:
 		field("Booking", fmt.Sprintf("#%d by %s", p.Booking.ID, p.Booking.Owner))
 		field("GPUs", fmt.Sprintf("%d", p.Booking.GPUCount))
-		field("Window", p.Booking.StartsAt.Format(time.RFC3339)+" – "+p.Booking.EndsAt.Format(time.RFC3339))
+		field("Window", localtime.Window(p.Booking.StartsAt, p.Booking.EndsAt, p.Zone()))
 	case p.Node != nil:
 		field("Node", p.Node.Name)
 	}
-	if p.Reason != "" {
-		field("Reason", p.Reason)
-	}
-	blocks := []SlackBlock{{Type: "header", Text: &SlackText{"plain_text", p.Title}}}
+	blocks := []SlackBlock{{Type: "header", Text: &SlackText{"plain_text", orDash(p.Title)}}}
 	if len(fields) > 0 {
 		blocks = append(blocks, SlackBlock{Type: "section", Fields: fields})
+	}
+	if p.Reason != "" {
+		blocks = append(blocks, SlackBlock{Type: "section", Text: &SlackText{"plain_text", "Reason: " + p.Reason}})
 	}
 	if p.URL != "" {
 		blocks = append(blocks, SlackBlock{Type: "actions", Elements: []SlackElement{{
 			Type: "button", Text: SlackText{"plain_text", "Open in GPUScheduler"}, URL: p.URL, ActionID: "open"}}})
 	}
-	return SlackMessage{Text: fmt.Sprintf("%s (%s)", p.Title, p.Event), Blocks: blocks}
+	return SlackMessage{Text: SlackEscape(fmt.Sprintf("%s (%s)", p.Title, p.Event)), Blocks: blocks}
+}
+
+// SlackEscape escapes what Slack's mrkdwn reads as markup: & < > (the
+// brackets open mentions such as <!channel> and links such as
+// <https://…|text>).
+func SlackEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// orDash is s, or "–" for an empty value (Slack refuses empty text).
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "–"
+	}
+	return s
 }
 
 // slack POSTs the Block Kit message to the channel's incoming-webhook URL.

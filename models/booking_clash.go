@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 )
 
 // ClashRival is one booking or hold that competes for the GPUs a booking
@@ -30,22 +32,29 @@ type ClashError struct {
 	Rivals []ClashRival
 }
 
-// Error says which GPUs are not free when, and who holds them.
+// Error says which GPUs are not free when, and who holds them, in UTC (for
+// logs); people read Sentence in their zone.
 func (e *ClashError) Error() string {
-	return fmt.Sprintf("%s: %s %s not free at %s: it clashes with %s", ErrBookingClash.Error(), e.What,
-		isAre(e.Count), e.At.UTC().Format("Mon 2 Jan 15:04 UTC"), e.Who())
+	return ErrBookingClash.Error() + ": " + e.Sentence(time.UTC)
 }
 
-// Who names the rivals: "ana@x's booking #12 of 2 H100 GPUs, Mon 23 Nov
-// 09:00–18:00 UTC; row 4 of …".
-func (e *ClashError) Who() string {
+// Sentence says which GPUs are not free when, and who holds them, with
+// times in loc: "2 H100 GPUs are not free at Mon 23 Nov 09:00 CET: it
+// clashes with …".
+func (e *ClashError) Sentence(loc *time.Location) string {
+	return fmt.Sprintf("%s %s not free at %s: it clashes with %s", e.What, isAre(e.Count), localtime.Stamp(e.At, loc), e.Who(loc))
+}
+
+// Who names the rivals, times in loc: "ana@x's booking #12 of 2 H100
+// GPUs, Mon 23 Nov 09:00–18:00 CET; row 4 of …".
+func (e *ClashError) Who(loc *time.Location) string {
 	var who []string
 	for _, r := range e.Rivals {
 		switch {
 		case r.Row > 0:
-			who = append(who, fmt.Sprintf("row %d (%s's %s of %s, %s)", r.Row, r.Owner, r.Kind, r.GPUs, Window(r.StartsAt, r.EndsAt)))
+			who = append(who, fmt.Sprintf("row %d (%s's %s of %s, %s)", r.Row, r.Owner, r.Kind, r.GPUs, localtime.Window(r.StartsAt, r.EndsAt, loc)))
 		default:
-			who = append(who, fmt.Sprintf("%s's %s #%d of %s, %s", r.Owner, r.Kind, r.ID, r.GPUs, Window(r.StartsAt, r.EndsAt)))
+			who = append(who, fmt.Sprintf("%s's %s #%d of %s, %s", r.Owner, r.Kind, r.ID, r.GPUs, localtime.Window(r.StartsAt, r.EndsAt, loc)))
 		}
 	}
 	if len(who) == 0 {

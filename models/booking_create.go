@@ -100,13 +100,3 @@ func isAre(n int) string {
 	}
 	return "are"
 }
-
-// Window formats a booking's window for people: "Mon 23 Nov 09:00–18:00
-// UTC", or with both days when it spans more than one.
-func Window(from, to time.Time) string {
-	from, to = from.UTC(), to.UTC()
-	if from.YearDay() == to.YearDay() && from.Year() == to.Year() {
-		return from.Format("Mon 2 Jan 15:04") + "–" + to.Format("15:04 UTC")
-	}
-	return from.Format("Mon 2 Jan 15:04") + " – " + to.Format("Mon 2 Jan 15:04 UTC")
-}

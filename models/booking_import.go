@@ -33,6 +33,17 @@ type ImportOptions struct {
 	MaxGPUs   int
 	MaxLength time.Duration
 	MaxAhead  time.Duration
+	// Zone is where the rows' reasons say their times (the importer's
+	// zone); nil is UTC.
+	Zone *time.Location
+}
+
+// zone is the zone of the rows' reasons.
+func (o ImportOptions) zone() *time.Location {
+	if o.Zone == nil {
+		return time.UTC
+	}
+	return o.Zone
 }
 
 // ImportBookings checks the sheet's rows with the rules of booking
@@ -119,7 +130,7 @@ func ImportBookings(ctx context.Context, tx bun.IDB, rows []bookingcsv.Row, o Im
 				reqs[i] = nil
 				continue
 			}
-			out.Reason = "clash with " + clash.Who()
+			out.Reason = "clash with " + clash.Who(o.zone())
 			reqs[i] = nil
 			continue
 		}

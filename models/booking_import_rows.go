@@ -14,13 +14,14 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/bookingcsv"
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 )
 
 // importRules says why row breaks the booking rules, or "".
 func importRules(r *bookingcsv.Row, o ImportOptions, now time.Time) string {
 	switch {
 	case !r.End.After(now):
-		return fmt.Sprintf("already over (it ended %s)", r.End.UTC().Format("Mon 2 Jan 15:04 UTC"))
+		return fmt.Sprintf("already over (it ended %s)", localtime.Stamp(r.End, o.zone()))
 	case o.MaxGPUs > 0 && r.GPUs > o.MaxGPUs:
 		return fmt.Sprintf("asks for %d GPUs; one booking may take at most %d", r.GPUs, o.MaxGPUs)
 	case o.MaxLength > 0 && r.End.Sub(r.Start) > o.MaxLength:

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 )
 
 // SeriesClash is one occurrence of a series that cannot be booked.
@@ -23,13 +25,19 @@ type SeriesClashError struct {
 	Occurrences []SeriesClash
 }
 
-// Error lists the clashing occurrences.
+// Error lists the clashing occurrences, in UTC (for logs); people read
+// Sentence in their zone.
 func (e *SeriesClashError) Error() string {
+	return ErrBookingClash.Error() + ": " + e.Sentence(time.UTC)
+}
+
+// Sentence lists the clashing occurrences with times in loc.
+func (e *SeriesClashError) Sentence(loc *time.Location) string {
 	var parts []string
 	for _, o := range e.Occurrences {
-		parts = append(parts, fmt.Sprintf("occurrence %d (%s) clashes with %s", o.Index, o.Clash.At.UTC().Format("Mon 2 Jan 15:04 UTC"), o.Clash.Who()))
+		parts = append(parts, fmt.Sprintf("occurrence %d (%s) clashes with %s", o.Index, localtime.Stamp(o.Clash.At, loc), o.Clash.Who(loc)))
 	}
-	return fmt.Sprintf("%s: %d of the %d occurrences are not free: %s", ErrBookingClash.Error(), len(e.Occurrences), e.Total, strings.Join(parts, "; "))
+	return fmt.Sprintf("%d of the %d occurrences are not free: %s", len(e.Occurrences), e.Total, strings.Join(parts, "; "))
 }
 
 // Is makes errors.Is(err, ErrBookingClash) true.

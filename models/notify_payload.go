@@ -3,6 +3,8 @@ package models
 import (
 	"fmt"
 	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 )
 
 // EventPayload is the JSON body every channel carries: ids, names, times,
@@ -11,6 +13,10 @@ import (
 // worker sets them when it sends (the page from internal/pages, the URL
 // from the server's base URL), and the in-app list sets Path when it shows
 // a notification.
+//
+// Its times are UTC, and so are the instants its stored Reason names (RFC
+// 3339, "given back at 2026-11-29T08:00:00Z"): a notification is rendered
+// for its reader with In, which words them in the reader's zone.
 type EventPayload struct {
 	Event      string        `json:"event"`
 	DeliveryID int64         `json:"delivery_id,omitempty"`
@@ -24,6 +30,28 @@ type EventPayload struct {
 	Booking    *EventBooking `json:"booking,omitempty"`
 	Node       *EventNode    `json:"node,omitempty"`
 	Idle       *EventIdle    `json:"idle,omitempty"`
+	// zone is the reader's zone once In rendered the payload.
+	zone *time.Location
+}
+
+// In is the payload as loc's reader reads it: the instants of its Reason
+// and Text in loc, with the zone's abbreviation ("given back at Sun 29 Nov
+// 09:00 CET"). Its fields stay UTC for machines; Zone says loc to the
+// channels that word more times (a booking's window).
+func (p EventPayload) In(loc *time.Location) EventPayload {
+	if loc == nil {
+		loc = time.UTC
+	}
+	p.Reason, p.Text, p.zone = localtime.Instants(p.Reason, loc), localtime.Instants(p.Text, loc), loc
+	return p
+}
+
+// Zone is the zone the payload was rendered for (In); UTC before.
+func (p *EventPayload) Zone() *time.Location {
+	if p.zone == nil {
+		return time.UTC
+	}
+	return p.zone
 }
 
 // JobID returns the id of the job the event is about, or 0.

@@ -8,11 +8,14 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 )
 
 // NotificationPrefs are a user's choices: for each event the channel kinds it
 // goes by, and quiet hours during which only in-app notifications are made
-// (others wait for the end).
+// (others wait for the end). Quiet hours are clock times (minutes of the
+// day) in QuietZone, so they keep to the user's clock across DST changes.
 type NotificationPrefs struct {
 	bun.BaseModel `bun:"table:notification_preferences"`
 
@@ -20,8 +23,13 @@ type NotificationPrefs struct {
 	Events     map[string][]string `bun:"events,type:jsonb,notnull" json:"events"`
 	QuietStart *int                `bun:"quiet_start" json:"quiet_start,omitempty"`
 	QuietEnd   *int                `bun:"quiet_end" json:"quiet_end,omitempty"`
-	UpdatedAt  time.Time           `bun:"updated_at,notnull" json:"updated_at"`
+	// QuietZone is the IANA zone of the quiet hours ("" is UTC).
+	QuietZone string    `bun:"quiet_zone,notnull" json:"quiet_zone,omitempty"`
+	UpdatedAt time.Time `bun:"updated_at,notnull" json:"updated_at"`
 }
+
+// QuietLocation is the zone of the quiet hours (UTC when unset or unknown).
+func (p *NotificationPrefs) QuietLocation() *time.Location { return localtime.OrUTC(p.QuietZone) }
 
 // Wants returns the kinds event goes by, the user's choice or the default.
 func (p *NotificationPrefs) Wants(event string) []string {
@@ -31,22 +39,23 @@ func (p *NotificationPrefs) Wants(event string) []string {
 	return DefaultPreferences()[event]
 }
 
-// Quiet reports whether t falls in the quiet hours, and when they end.
+// Quiet reports whether t falls in the quiet hours, and when they end:
+// both read on the clock of QuietZone.
 func (p *NotificationPrefs) Quiet(t time.Time) (bool, time.Time) {
 	if p.QuietStart == nil || p.QuietEnd == nil || *p.QuietStart == *p.QuietEnd {
 		return false, time.Time{}
 	}
-	t = t.UTC()
-	m := t.Hour()*60 + t.Minute()
+	loc := p.QuietLocation()
+	l := t.In(loc)
+	m := l.Hour()*60 + l.Minute()
 	s, e := *p.QuietStart, *p.QuietEnd
 	in := (s < e && m >= s && m < e) || (s > e && (m >= s || m < e))
 	if !in {
 		return false, time.Time{}
 	}
-	day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-	end := day.Add(time.Duration(e) * time.Minute)
+	end := localtime.At(l, e/60, e%60, loc)
 	if !end.After(t) {
-		end = end.Add(24 * time.Hour)
+		end = localtime.At(localtime.AddDays(l, 1, loc), e/60, e%60, loc)
 	}
 	return true, end
 }
@@ -84,9 +93,15 @@ func SavePrefs(ctx context.Context, db bun.IDB, p *NotificationPrefs, now time.T
 			}
 		}
 	}
+	if !localtime.Valid(p.QuietZone) {
+		return fmt.Errorf("models: quiet hours' zone %q: %w", p.QuietZone, ErrBadPrefs)
+	}
+	if p.QuietZone == "" {
+		p.QuietZone = "UTC"
+	}
 	p.UpdatedAt = now
 	_, err := db.NewInsert().Model(p).On("CONFLICT (user_id) DO UPDATE").
-		Set("events = EXCLUDED.events, quiet_start = EXCLUDED.quiet_start, quiet_end = EXCLUDED.quiet_end, updated_at = EXCLUDED.updated_at").
+		Set("events = EXCLUDED.events, quiet_start = EXCLUDED.quiet_start, quiet_end = EXCLUDED.quiet_end, quiet_zone = EXCLUDED.quiet_zone, updated_at = EXCLUDED.updated_at").
 		Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("models: save preferences of user %d: %w", p.UserID, err)

@@ -71,15 +71,16 @@ func loadGPUs(ctx context.Context, db bun.IDB, s *scheduler.Snapshot) error {
 	r, closeRows, err := query(ctx, db, `
 SELECT g.id, g.node_id, g.idx, g.model, g.memory_mib, coalesce(g.nvlink_group, -1), g.health <> 'failed', g.drained,
        -- Processes on a GPU nobody was given are someone's work outside the scheduler.
-       g.processes <> '[]'::jsonb AND NOT EXISTS (SELECT 1 FROM allocations a WHERE a.gpu_id = g.id AND a.released_at IS NULL)
-FROM gpus g WHERE g.present ORDER BY g.node_id, g.idx`)
+       g.processes <> '[]'::jsonb AND NOT EXISTS (SELECT 1 FROM allocations a WHERE a.gpu_id = g.id AND a.released_at IS NULL),
+       g.profile
+FROM gpus g WHERE g.present ORDER BY g.node_id, g.idx, g.id`)
 	if err != nil {
 		return fmt.Errorf("models: snapshot gpus: %w", err)
 	}
 	defer closeRows()
 	for r.Next() {
 		var g scheduler.GPU
-		if err := r.Scan(&g.ID, &g.NodeID, &g.Index, &g.Model, &g.MemoryMiB, &g.NVLinkGroup, &g.Healthy, &g.Drained, &g.Foreign); err != nil {
+		if err := r.Scan(&g.ID, &g.NodeID, &g.Index, &g.Model, &g.MemoryMiB, &g.NVLinkGroup, &g.Healthy, &g.Drained, &g.Foreign, &g.Profile); err != nil {
 			return fmt.Errorf("models: snapshot gpus: %w", err)
 		}
 		s.GPUs = append(s.GPUs, g)

@@ -2,7 +2,9 @@ package models
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -32,4 +34,21 @@ func SetUserTimeZone(ctx context.Context, db bun.IDB, userID int64, zone string,
 	}
 	// Caches of signed-in users (sessions) drop the old zone.
 	return true, Signal(ctx, db, ChannelTokens, fmt.Sprintf("user:%d:time_zone", userID))
+}
+
+// RecipientZone is the zone a notification's recipient reads times in:
+// the user's Settings → Time zone; UTC for a team channel (no user) or a
+// user deleted since.
+func RecipientZone(ctx context.Context, db bun.IDB, userID *int64) (*time.Location, error) {
+	if userID == nil {
+		return time.UTC, nil
+	}
+	var zone string
+	err := db.NewSelect().Table("users").Column("time_zone").Where("id = ?", *userID).Scan(ctx, &zone)
+	if errors.Is(err, errNoRows) {
+		return time.UTC, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("models: time zone of user %d: %w", *userID, err)
+	}
+	return localtime.OrUTC(zone), nil
 }

@@ -24,6 +24,42 @@
     return key.indexOf("hours-") === 0 || key.indexOf("queue-") === 0;
   }
 
+  // Time labels as every other page writes them: 24-hour clock, day before
+  // month ("Mon 2 Dec 14:00"), in the viewer's zone. Rows: tick step (s),
+  // label, then what the first tick of a new year, month, day, hour,
+  // minute or second adds (uPlot's axis values table).
+  var DAY = "{WWW} {D} {MMM}";
+  var TIME_AXIS = [
+    [3600 * 24 * 365, "{YYYY}", null, null, null, null, null, null, 1],
+    [3600 * 24 * 28, "{MMM}", "\n{YYYY}", null, null, null, null, null, 1],
+    [3600 * 24, DAY, "\n{YYYY}", null, null, null, null, null, 1],
+    [3600, "{HH}:{mm}", "\n" + DAY + " {YYYY}", null, "\n" + DAY, null, null, null, 1],
+    [60, "{HH}:{mm}", "\n" + DAY + " {YYYY}", null, "\n" + DAY, null, null, null, 1],
+    [1, ":{ss}", "\n" + DAY + " {YYYY} {HH}:{mm}", null, "\n" + DAY + " {HH}:{mm}", null, "\n{HH}:{mm}", null, 1],
+    [0.001, ":{ss}.{fff}", "\n" + DAY + " {YYYY} {HH}:{mm}", null, "\n" + DAY + " {HH}:{mm}", null, "\n{HH}:{mm}", null, 1]
+  ];
+
+  // zoneOf reads the viewer's zone and its abbreviations by UTC offset
+  // ({"+01:00": "CET"}) from the page; the browser's own zone does not
+  // count.
+  function zoneOf(fig) {
+    var root = fig.closest("[data-zone]");
+    var abbrevs = {};
+    try { abbrevs = JSON.parse(root.getAttribute("data-zone-abbrevs") || "{}"); } catch (e) { abbrevs = {}; }
+    return { name: root.getAttribute("data-zone"), abbrevs: abbrevs };
+  }
+
+  // abbrev is the zone's abbreviation at ts (seconds): "CET", "CEST".
+  function abbrev(zone, ts) {
+    var off = "+00:00";
+    try {
+      var part = new Intl.DateTimeFormat("en-US", { timeZone: zone.name, timeZoneName: "longOffset" })
+        .formatToParts(new Date(ts * 1e3)).filter(function (p) { return p.type === "timeZoneName"; })[0];
+      off = part.value.replace("GMT", "") || "+00:00";
+    } catch (e) { /* an old browser: the offset stays unknown */ }
+    return zone.abbrevs[off] || off.replace(":", "");
+  }
+
   function draw(fig, s) {
     var key = fig.getAttribute("data-chart");
     var plot = fig.querySelector(".chart-plot");
@@ -34,7 +70,10 @@
       p.textContent = "No data in this range yet.";
       plot.appendChild(p);
     }
-    var series = [{}];
+    var zone = zoneOf(fig);
+    var local = function (ts) { return uPlot.tzDate(new Date(ts * 1e3), zone.name); };
+    var stamp = uPlot.fmtDate(DAY + " {HH}:{mm}");
+    var series = [{ value: function (u, ts) { return ts == null ? "—" : stamp(local(ts)) + " " + abbrev(zone, ts); } }];
     var data = [s ? s.times : []];
     (s ? s.labels : []).forEach(function (label, i) {
       series.push({ label: label, stroke: PALETTE[i % PALETTE.length], width: 1.5, spanGaps: sparse(key),
@@ -43,13 +82,10 @@
       data.push(s.values[i]);
     });
     var width = Math.max(plot.clientWidth, 240);
-    var opts = { width: width, height: 220, series: series, legend: { live: true },
-      scales: { x: { time: true } }, axes: [{}, { size: 48 }] };
+    var names = Object.keys(zone.abbrevs).map(function (k) { return zone.abbrevs[k]; });
     // Time axes in the viewer's zone (Settings → Time zone), not the browser's.
-    var zone = fig.closest("[data-zone]") && fig.closest("[data-zone]").getAttribute("data-zone");
-    if (zone && uPlot.tzDate) {
-      opts.tzDate = function (ts) { return uPlot.tzDate(new Date(ts * 1e3), zone); };
-    }
+    var opts = { width: width, height: 220, series: series, legend: { live: true }, tzDate: local,
+      scales: { x: { time: true } }, axes: [{ values: TIME_AXIS, label: names.join("/") }, { size: 48 }] };
     var chart = new uPlot(opts, data, plot);
     fig.__chart = chart;
   }

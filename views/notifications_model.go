@@ -73,6 +73,9 @@ type NotifySettings struct {
 	Rows       []PrefRow
 	QuietStart string
 	QuietEnd   string
+	// Zone names the viewer's zone, which the quiet hours are read in:
+	// "Europe/Berlin (CET)".
+	Zone       string
 	Channels   []ChannelRow
 	Deliveries []DeliveryRow
 	NewSecret  string // a just-created webhook's secret, shown once

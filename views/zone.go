@@ -2,6 +2,8 @@ package views
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
@@ -62,4 +64,27 @@ func LocalSoon(ctx context.Context, t, now time.Time) string {
 		return "–"
 	}
 	return "~" + localtime.When(t, now, zoneOf(ctx)) + " (" + localtime.Relative(t, now) + ")"
+}
+
+// ZoneAbbrevs maps the UTC offsets of the viewer's zone between from and to
+// to its abbreviations, as JSON for scripts that word times (usage.js):
+// {"+01:00":"CET"}, two entries across a DST change.
+func ZoneAbbrevs(ctx context.Context, from, to time.Time) string {
+	loc, out := zoneOf(ctx), map[string]string{}
+	for t := from; ; t = t.Add(time.Hour) {
+		if t.After(to) {
+			t = to
+		}
+		name, off := t.In(loc).Zone()
+		sign := "+"
+		if off < 0 {
+			sign, off = "-", -off
+		}
+		out[fmt.Sprintf("%s%02d:%02d", sign, off/3600, off%3600/60)] = name
+		if !t.Before(to) {
+			break
+		}
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
 }

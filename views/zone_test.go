@@ -43,3 +43,23 @@ func TestTimesInTheViewersZone(t *testing.T) {
 		}
 	}
 }
+
+// Scripts learn the zone's abbreviations by offset, both of them across a
+// DST change; zones west of UTC have negative offsets.
+func TestZoneAbbrevs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ zone, want string }{
+		{"Europe/Berlin", `{"+01:00":"CET","+02:00":"CEST"}`},
+		{"America/New_York", `{"-04:00":"EDT","-05:00":"EST"}`},
+		{"UTC", `{"+00:00":"UTC"}`},
+	} {
+		loc, err := localtime.Load(tc.zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		from := time.Date(2026, 10, 20, 0, 0, 0, 0, time.UTC) // a month across the autumn changes
+		if got := ZoneAbbrevs(localtime.WithZone(context.Background(), loc), from, from.AddDate(0, 1, 0)); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.zone, got, tc.want)
+		}
+	}
+}

@@ -49,7 +49,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	}
 	reqID := c.Response().Header().Get(echo.HeaderXRequestID)
 	if status >= 500 {
-		s.logger.Error("request failed", "err", err, "request_id", reqID, "method", c.Request().Method, "path", c.Request().URL.Path)
+		s.logger.Error("request failed", "err", err, "request_id", reqID, "method", c.Request().Method, "path", logPath(c.Request().URL.Path))
 	}
 	if c.Request().Method == http.MethodHead {
 		_ = c.NoContent(status)

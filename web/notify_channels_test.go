@@ -57,15 +57,15 @@ func TestNotifyEmailAndSlack(t *testing.T) {
 		}
 		var fields []string
 		for _, f := range msg.Blocks[1].Fields {
-			fields = append(fields, f.Text)
+			fields = append(fields, f.Type+":"+f.Text)
 		}
 		joined := strings.Join(fields, "|")
-		for _, want := range []string{"*Job*\nbert", "*State*\ncompleted", "*GPUs*\n2 (gpu-a:", "*Duration*\n"} {
+		for _, want := range []string{"mrkdwn:*Job*|plain_text:bert", "*State*|plain_text:completed", "*GPUs*|plain_text:2 (gpu-a:", "*Duration*|plain_text:"} {
 			if !strings.Contains(joined, want) {
 				t.Errorf("fields lack %q: %q", want, joined)
 			}
 		}
-		if b := msg.Blocks[2]; b.Type != "actions" || !strings.HasPrefix(b.Elements[0].URL, "https://gpus.example/jobs/") {
+		if b := msg.Blocks[len(msg.Blocks)-1]; b.Type != "actions" || !strings.HasPrefix(b.Elements[0].URL, "https://gpus.example/jobs/") {
 			t.Errorf("button %+v", b)
 		}
 	case <-time.After(5 * time.Second):

@@ -7,6 +7,10 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 )
 
+// uploadRoutes are the routes that take a multipart body and the larger
+// UploadBodyLimit (body_limit.go).
+var uploadRoutes = map[string]bool{"/admin/import": true, "/admin/import/confirm": true}
+
 // routes is the one route table of the server.
 func (s *Server) routes(o Options) {
 	e, h := s.Echo, o.Handlers
@@ -131,6 +135,13 @@ func (s *Server) routes(o Options) {
 	signIn.POST("/auth/dev", h.DevLogin)
 	signIn.GET("/auth/:provider", h.SSOBegin)
 	signIn.GET("/auth/:provider/callback", h.SSOCallback)
+	// Bookings import: upload → preview → confirm (calendar). The one
+	// upload (uploadRoutes: a larger body, multipart allowed), so the caller
+	// must be a signed-in admin before the CSRF check reads the body.
+	imp := e.Group("/admin/import", s.session, signedIn, adminOnly, csrf)
+	imp.GET("", h.AdminImport)
+	imp.POST("", h.AdminImportPreview)
+	imp.POST("/confirm", h.AdminImportConfirm)
 	pages := e.Group("", s.session, csrf)
 	pages.GET("/login", h.LoginPage)
 	pages.POST("/auth/logout", h.Logout)
@@ -205,10 +216,6 @@ func (s *Server) routes(o Options) {
 	adm.POST("/nodes/:name/undrain", h.AdminNodeUndrain)
 	adm.GET("/audit", h.AdminAudit)
 	adm.GET("/notifications", h.AdminNotifications)
-	// Bookings import: upload → preview → confirm (calendar).
-	adm.GET("/import", h.AdminImport)
-	adm.POST("/import", h.AdminImportPreview)
-	adm.POST("/import/confirm", h.AdminImportConfirm)
 
 	if o.RiverUI != nil {
 		river := in.Group("/admin/river", adminOnly, sameOrigin)

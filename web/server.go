@@ -78,12 +78,16 @@ func New(o Options) *Server {
 	e.Use(o.Metrics.middleware)
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
-			s.logger.Error("panic", "err", err, "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "stack", string(stack))
+			s.logger.Error("panic", "err", err, "request_id", c.Response().Header().Get(echo.HeaderXRequestID),
+				"method", c.Request().Method, "path", logPath(c.Request().URL.Path), "stack", string(stack))
 			return err
 		},
 	}))
 	e.Use(securityHeaders(o.SecureCookies))
-	// scale: path, query and form parameters are valid UTF-8 without NUL (400 naming the parameter).
+	// Every body is bounded before anything reads it (body_limit.go).
+	e.Use(limitBodies)
+	// Path, query and form parameters are acceptable text: valid UTF-8, no
+	// NUL, no control characters where the field is one line (400 naming it).
 	e.Use(handlers.CheckParams)
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{
 		// Fastest level: most of the saving for a fraction of the CPU, on

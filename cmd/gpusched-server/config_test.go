@@ -67,6 +67,16 @@ func TestLoadConfig(t *testing.T) {
 				}
 			},
 		},
+		"notify allow-list": {
+			env: map[string]string{"GPUSCHED_NOTIFY_ALLOW_NETWORKS": "10.20.0.0/16, 192.168.7.9"},
+			check: func(t *testing.T, c Config) {
+				p := c.Notify.Targets()
+				if p.AllowAll || p.CheckHost("10.20.1.2") != nil || p.CheckHost("192.168.7.9") != nil || p.CheckHost("192.168.7.10") == nil || p.CheckHost("127.0.0.1") == nil {
+					t.Fatalf("targets %+v", p)
+				}
+			},
+		},
+		"bad notify allow-list":  {env: map[string]string{"GPUSCHED_NOTIFY_ALLOW_NETWORKS": "office"}, err: "GPUSCHED_NOTIFY_ALLOW_NETWORKS"},
 		"retention too short":    {env: map[string]string{"GPUSCHED_TELEMETRY_MINUTE_RETENTION": "30m"}, err: "at least 2h"},
 		"bad retention":          {env: map[string]string{"GPUSCHED_TELEMETRY_MINUTE_RETENTION": "-1h"}, err: "GPUSCHED_TELEMETRY_MINUTE_RETENTION"},
 		"both value and file":    {env: map[string]string{"GPUSCHED_SESSION_KEY": "x", "GPUSCHED_SESSION_KEY_FILE": secret}, err: "not both"},

@@ -14,12 +14,14 @@ import (
 // (secret, or GPUSCHED_SMTP_PASSWORD_FILE), GPUSCHED_SMTP_FROM,
 // GPUSCHED_SMTP_REQUIRE_TLS (default true), GPUSCHED_SLACK_WEBHOOK_URL (the
 // team channel, secret, or _FILE), GPUSCHED_NOTIFY_ALLOW_PRIVATE (webhooks
-// to loopback and link-local addresses; default true only in dev) and
+// to any address, loopback and private ones included; default true only in
+// dev), GPUSCHED_NOTIFY_ALLOW_NETWORKS (networks beyond the public internet
+// webhooks may reach, such as 10.20.0.0/16) and
 // GPUSCHED_NOTIFY_TIMEOUT (one delivery attempt, default 10s),
 // GPUSCHED_NOTIFY_BOOKING_LEAD (booking.starting, default 15m) and
 // GPUSCHED_NOTIFY_WAITING_LONG (job.waiting_long, default 1h).
 func notifyConfig(str func(flag, def string, vars ...string) string, dur func(string, time.Duration) time.Duration,
-	fail func(string, ...any), dev bool, baseURL string) (jobs.NotifyConfig, string) {
+	getenv func(string) string, fail func(string, ...any), dev bool, baseURL string) (jobs.NotifyConfig, string) {
 	nc := jobs.NotifyConfig{BaseURL: baseURL, Timeout: dur("GPUSCHED_NOTIFY_TIMEOUT", 10*time.Second),
 		BookingLead: dur("GPUSCHED_NOTIFY_BOOKING_LEAD", 15*time.Minute), WaitingLong: dur("GPUSCHED_NOTIFY_WAITING_LONG", time.Hour),
 		SMTP: jobs.SMTPConfig{
@@ -40,6 +42,7 @@ func notifyConfig(str func(flag, def string, vars ...string) string, dur func(st
 	if nc.AllowPrivateTargets, err = strconv.ParseBool(str("", strconv.FormatBool(dev), "GPUSCHED_NOTIFY_ALLOW_PRIVATE")); err != nil {
 		fail("GPUSCHED_NOTIFY_ALLOW_PRIVATE must be true or false")
 	}
+	nc.AllowNetworks = networks(getenv, "GPUSCHED_NOTIFY_ALLOW_NETWORKS", fail)
 	slack := str("", "", "GPUSCHED_SLACK_WEBHOOK_URL")
 	if slack != "" {
 		if u, err := url.Parse(slack); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {

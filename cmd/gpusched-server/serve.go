@@ -72,7 +72,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 		DB: db.DB, Logger: logger, Now: time.Now, SessionKeys: keys, SessionLifetime: cfg.SessionLifetime, SecureCookies: secure,
 		Handlers: handlers.Config{Version: version, Dev: cfg.Dev, DevLogin: devLogin, Admins: cfg.Admins, HeartbeatInterval: cfg.HeartbeatInterval,
 			HoldTTL: cfg.HoldTTL, HoldLimit: cfg.HoldLimit, DefaultExecutor: cfg.DefaultExecutor, Bookings: cfg.Bookings,
-			SignInPolicy: cfg.SignInPolicy, NotifyAllowPrivate: cfg.Notify.AllowPrivateTargets, NotifyEmail: cfg.Notify.SMTP.Addr != ""},
+			SignInPolicy: cfg.SignInPolicy, NotifyTargets: cfg.Notify.Targets(), NotifyEmail: cfg.Notify.SMTP.Addr != ""},
 		Jobs:    jobs.Config{NodeDownAfter: cfg.NodeDownAfter, Workers: 10, Retention: cfg.Retention, Notify: cfg.Notify},
 		Scoring: cfg.Scoring, ScoringTrusted: cfg.ScoringTrusted, SignIn: providers, Registry: reg, RiverUI: true,
 		TrustedProxies: cfg.TrustedProxies,
@@ -107,7 +107,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	}
 	stopSim := func() {}
 	if cfg.Dev && cfg.SimNodes != "none" {
-		if stopSim, err = startSimNodes(bg, db.DB, cfg.SimNodes, "http://"+ln.Addr().String(), cfg.DataDir, logger); err != nil {
+		if stopSim, err = startSimNodes(bg, db.DB, cfg.SimNodes, cfg.SimMIG, "http://"+ln.Addr().String(), cfg.DataDir, logger); err != nil {
 			logger.Error("simulated nodes did not start", "err", err)
 			stopSim = func() {}
 		}

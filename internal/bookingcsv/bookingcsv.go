@@ -11,6 +11,12 @@
 // them in gpu_ids: indexes on node ("0;1" or "0 1"), or cluster GPU ids
 // when node is empty. The package knows nothing of the database: it only
 // parses and formats; the standard library is its only dependency.
+//
+// A cell that a spreadsheet would run as a formula (one that starts with
+// = + - @, a tab or a CR) is written with a leading apostrophe, which
+// spreadsheets show as text; Read takes that apostrophe off again, so a
+// sheet written and read back holds the same text (a cell that already
+// starts with apostrophes before such a character gets one more).
 package bookingcsv
 
 import (
@@ -120,7 +126,7 @@ func Read(r io.Reader, loc *time.Location) ([]Row, error) {
 		}
 		get := func(name string) string {
 			if i, ok := col[name]; ok && i < len(rec) {
-				return strings.TrimSpace(rec[i])
+				return fromCell(strings.TrimSpace(rec[i]))
 			}
 			return ""
 		}
@@ -137,6 +143,11 @@ func parseRow(line int, get func(string) string, loc *time.Location) Row {
 	}
 	if row.Email == "" {
 		return fail("no email")
+	}
+	for _, f := range []struct{ name, value string }{{"email", row.Email}, {"gpu_model", row.GPUModel}, {"node", row.Node}, {"note", row.Note}} {
+		if hasControl(f.value) {
+			return fail("%s holds a line break, tab or other control character: keep it to one line of text", f.name)
+		}
 	}
 	if s := get("gpus"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -176,6 +187,12 @@ func parseRow(line int, get func(string) string, loc *time.Location) Row {
 	return row
 }
 
+// hasControl reports whether s holds a control character (C0 with tab,
+// CR and LF, DEL, C1), which no field of a booking may hold.
+func hasControl(s string) bool {
+	return strings.IndexFunc(s, func(c rune) bool { return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) }) >= 0
+}
+
 func blank(rec []string) bool {
 	for _, f := range rec {
 		if strings.TrimSpace(f) != "" {
@@ -192,30 +209,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// Write writes rows as a sheet (with the header), times in loc as
-// "2006-01-02 15:04": what Read reads back with the same zone.
-func Write(w io.Writer, rows []Row, loc *time.Location) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(Header); err != nil {
-		return err
-	}
-	for _, r := range rows {
-		ids := make([]string, len(r.GPUIDs))
-		for i, id := range r.GPUIDs {
-			ids[i] = strconv.FormatInt(id, 10)
-		}
-		gpus := ""
-		if len(r.GPUIDs) == 0 {
-			gpus = strconv.Itoa(r.GPUs)
-		}
-		rec := []string{r.Email, gpus, r.GPUModel, r.Node, strings.Join(ids, ";"),
-			r.Start.In(loc).Format("2006-01-02 15:04"), r.End.In(loc).Format("2006-01-02 15:04"), r.Note}
-		if err := cw.Write(rec); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
 }

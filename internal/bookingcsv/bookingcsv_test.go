@@ -2,6 +2,7 @@ package bookingcsv_test
 
 import (
 	"bytes"
+	"encoding/csv"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +23,9 @@ func TestRead(t *testing.T) {
 		"cy@example.com,1,,,,tomorrow,2026-11-30 10:00,\n" +
 		"cy@example.com,1,,,,2026-11-30 12:00,2026-11-30 11:00,\n" +
 		"cy@example.com,,,,,2026-11-30 12:00,2026-11-30 13:00,\n" +
-		"cy@example.com,3,,gpu-a,0;1,2026-11-30 12:00,2026-11-30 13:00,\n"
+		"cy@example.com,3,,gpu-a,0;1,2026-11-30 12:00,2026-11-30 13:00,\n" +
+		"dee@example.com,1,,,,2026-11-30 12:00,2026-11-30 13:00,\"two\r\nlines\"\n" +
+		"dee@example.com,1,,,,2026-11-30 12:00,2026-11-30 13:00,bell\a\n"
 	rows, err := bookingcsv.Read(strings.NewReader(sheet), berlin)
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +54,8 @@ func TestRead(t *testing.T) {
 		{Line: 6, GPUs: 1, Err: "end before start (20"},
 		{Line: 7, Err: "give gpus (a count) "},
 		{Line: 8, GPUs: 3, IDs: []int64{0, 1}, Err: "gpus is 3 but gpu_id"},
+		{Line: 9, Err: "note holds a line br"},
+		{Line: 10, Err: "note holds a line br"},
 	}
 	if diff := cmp.Diff(want, out); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
@@ -82,6 +87,47 @@ func TestWriteReadsBack(t *testing.T) {
 		back[i].Start, back[i].End = back[i].Start.UTC(), back[i].End.UTC()
 	}
 	if diff := cmp.Diff(in, back); diff != "" {
+		t.Errorf("read back (-wrote +read):\n%s", diff)
+	}
+}
+
+// Cells a spreadsheet would run as formulas are written as text (a leading
+// apostrophe) and read back as they were: a round trip is lossless.
+func TestFormulaCells(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC)
+	notes := []string{`=HYPERLINK("https://evil.example","click")`, "+1 spare", "-2 GPUs", "@SUM(A1:A9)", "'=already quoted",
+		"''=twice", "'plain", "plain", "a=b", ""}
+	var in []bookingcsv.Row
+	for _, n := range notes {
+		in = append(in, bookingcsv.Row{Email: "ana@example.com", GPUs: 1, Start: start, End: start.Add(time.Hour), Note: n})
+	}
+	in = append(in, bookingcsv.Row{Email: "=cmd|'/c calc'!A1", GPUs: 1, GPUModel: "@H100", Node: "-gpu", Start: start, End: start.Add(time.Hour)})
+	var buf bytes.Buffer
+	if err := bookingcsv.Write(&buf, in, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(buf.Bytes())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs[1:] {
+		for _, cell := range rec {
+			if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+				t.Errorf("cell %q would run as a formula", cell)
+			}
+		}
+	}
+	back, err := bookingcsv.Read(bytes.NewReader(buf.Bytes()), time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want []string
+	for i := range back {
+		got = append(got, back[i].Email+"|"+back[i].GPUModel+"|"+back[i].Node+"|"+back[i].Note)
+		want = append(want, strings.ToLower(in[i].Email)+"|"+in[i].GPUModel+"|"+in[i].Node+"|"+in[i].Note)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("read back (-wrote +read):\n%s", diff)
 	}
 }

@@ -1,8 +1,10 @@
 // Package calfeed writes iCalendar (RFC 5545) feeds of bookings, holds and
 // jobs with go-ical: one VEVENT per item, with a stable UID, SEQUENCE and
 // LAST-MODIFIED so that calendar clients show edits on refresh, and STATUS
-// CANCELLED for what was canceled. Times are written in UTC. It knows
-// nothing of the database.
+// CANCELLED for what was canceled. Times are written in UTC. Text is
+// written whatever it holds: line breaks (CR LF, CR, LF) as escaped
+// newlines, other control characters left out, so that no stored note or
+// name can make a feed fail. It knows nothing of the database.
 package calfeed
 
 import (
@@ -12,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/emersion/go-ical"
 )
@@ -42,7 +45,7 @@ func Write(name string, events []Event, stamp time.Time) ([]byte, error) {
 	cal.Props.SetText(ical.PropProductID, ProdID)
 	cal.Props.SetText(ical.PropCalendarScale, "GREGORIAN")
 	cal.Props.SetText(ical.PropMethod, "PUBLISH")
-	setRaw(cal.Props, "X-WR-CALNAME", escapeText(name))
+	setRaw(cal.Props, "X-WR-CALNAME", escapeText(clean(name)))
 	setRaw(cal.Props, "X-PUBLISHED-TTL", "PT15M")
 	if len(events) == 0 {
 		// RFC 5545 wants at least one component: an empty feed carries UTC's VTIMEZONE.
@@ -50,7 +53,7 @@ func Write(name string, events []Event, stamp time.Time) ([]byte, error) {
 	}
 	for _, e := range events {
 		ev := ical.NewEvent()
-		ev.Props.SetText(ical.PropUID, e.UID)
+		ev.Props.SetText(ical.PropUID, clean(e.UID))
 		ev.Props.SetDateTime(ical.PropDateTimeStamp, stamp.UTC().Truncate(time.Second))
 		ev.Props.SetDateTime(ical.PropDateTimeStart, e.Start.UTC().Truncate(time.Second))
 		end := e.End.UTC().Truncate(time.Second)
@@ -58,9 +61,9 @@ func Write(name string, events []Event, stamp time.Time) ([]byte, error) {
 			end = e.Start.UTC().Truncate(time.Second).Add(time.Second)
 		}
 		ev.Props.SetDateTime(ical.PropDateTimeEnd, end)
-		ev.Props.SetText(ical.PropSummary, e.Summary)
+		ev.Props.SetText(ical.PropSummary, clean(e.Summary))
 		if e.Description != "" {
-			ev.Props.SetText(ical.PropDescription, e.Description)
+			ev.Props.SetText(ical.PropDescription, clean(e.Description))
 		}
 		if !e.Created.IsZero() {
 			ev.Props.SetDateTime(ical.PropCreated, e.Created.UTC().Truncate(time.Second))
@@ -81,7 +84,7 @@ func Write(name string, events []Event, stamp time.Time) ([]byte, error) {
 			ev.SetStatus(ical.EventConfirmed)
 		}
 		if e.Category != "" {
-			ev.Props.SetText(ical.PropCategories, e.Category)
+			ev.Props.SetText(ical.PropCategories, clean(e.Category))
 		}
 		if e.URL != "" {
 			if u, err := url.Parse(e.URL); err == nil {
@@ -109,6 +112,22 @@ func setRaw(props ical.Props, name, value string) {
 // escapeText escapes a TEXT value (RFC 5545 3.3.11).
 func escapeText(s string) string {
 	return strings.NewReplacer(`\`, `\\`, ";", `\;`, ",", `\,`, "\n", `\n`).Replace(s)
+}
+
+// clean returns s as TEXT may hold it (RFC 5545 3.3.11: no control
+// character but tab): line breaks as LF, which the escaping writes as \n,
+// other controls (C0, DEL, C1) and invalid UTF-8 left out.
+func clean(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	return strings.Map(func(c rune) rune {
+		switch {
+		case c == '\n' || c == '\t':
+			return c
+		case c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == utf8.RuneError:
+			return -1
+		}
+		return c
+	}, s)
 }
 
 // utcZone is the VTIMEZONE of UTC.

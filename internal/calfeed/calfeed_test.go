@@ -93,3 +93,33 @@ func TestWriteParses(t *testing.T) {
 		t.Errorf("empty feed: %v", err)
 	}
 }
+
+// What is already stored may hold control characters (a CR in a booking
+// note, an escape in a name): the feed is still written, parses, and
+// shows the text with its line breaks and without the controls.
+func TestWriteControlCharacters(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 3, 27, 8, 0, 0, 0, time.UTC)
+	evs := []calfeed.Event{{UID: "booking-9@gpuscheduler\r", Summary: "ana: 1 × GPU — run\r3\x1b[31m", Description: "line one\r\nline two\x00\x7f\u0085 end\xff",
+		Start: t0, End: t0.Add(time.Hour), Category: "booking\n"}}
+	body, err := calfeed.Write("team\rfeed\x07", evs, t0)
+	if err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	cal, err := ical.NewDecoder(bytes.NewReader(body)).Decode()
+	if err != nil {
+		t.Fatalf("decode: %v\n%s", err, body)
+	}
+	if len(cal.Events()) != 1 {
+		t.Fatalf("%d events:\n%s", len(cal.Events()), body)
+	}
+	e := cal.Events()[0]
+	summary, _ := e.Props.Text(ical.PropSummary)
+	desc, _ := e.Props.Text(ical.PropDescription)
+	uid, _ := e.Props.Text(ical.PropUID)
+	got := []string{uid, summary, desc}
+	want := []string{"booking-9@gpuscheduler\n", "ana: 1 × GPU — run\n3[31m", "line one\nline two end"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("text read back (-want +got):\n%s", diff)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 )
 
 func newQueueCmd() *cobra.Command {
@@ -46,7 +47,7 @@ func newQueueCmd() *cobra.Command {
 					pos = "#" + strconv.Itoa(*j.Position)
 				}
 				fmt.Fprintf(w, "%s\t%s\t%s\tPD\t%d\t%s\t%s\t%s\n", queueID(j), j.User, j.Name, j.RequestedGPUs, j.PriorityName,
-					eta(j, now), arrayWords(j, pos+" "+j.Reason))
+					eta(j, now), arrayWords(j, pos+" "+localtime.InstantsNear(j.Reason, now, time.Local)))
 			}
 			if err := w.Flush(); err != nil {
 				return err

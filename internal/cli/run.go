@@ -18,6 +18,7 @@ import (
 
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/lighthttp"
+	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 )
 
 // runOptions are `gpusched run`'s flags, sent to the local agent's /acquire.
@@ -43,7 +44,7 @@ COMMAND exits; its exit status is gpusched's. Ctrl-C while waiting withdraws the
 	}
 	f := cmd.Flags()
 	f.IntVarP(&o.gpus, "gpus", "g", 1, "GPUs, all at once")
-	f.StringVar(&o.gpuType, "gpu-type", "", "GPU model, e.g. H100 (matches part of the name)")
+	f.StringVar(&o.gpuType, "gpu-type", "", "GPU model, e.g. H100 (matches part of the name), or a MIG profile, e.g. 1g.10gb")
 	f.StringVar(&o.mem, "mem", "", "minimum memory per GPU, e.g. 40G")
 	f.StringVarP(&o.time, "time", "t", "", "estimated run time, e.g. 2h (helps backfill and ETAs)")
 	f.StringVar(&o.name, "name", "", "a name for the job")
@@ -128,7 +129,7 @@ func localWaitLine(ctx context.Context, url string, pid int) string {
 			line += fmt.Sprintf(", #%d in the queue", *j.Position)
 		}
 		if j.Reason != "" {
-			line += ": " + j.Reason
+			line += ": " + localtime.InstantsNear(j.Reason, time.Now(), time.Local)
 		}
 		if j.ETA != nil {
 			line += fmt.Sprintf(" — expected start %s (in %s)", j.ETA.Local().Format("15:04 MST"), time.Until(*j.ETA).Round(time.Minute))

@@ -28,7 +28,8 @@ func newSubmitCmd() *cobra.Command {
 		Example: `  gpusched submit -g 2 --time 3h --estimate 2h --name sweep-7 -- python train.py --lr 3e-4
   gpusched submit -g 8 --model H100 --priority high -- torchrun --nproc-per-node 8 train.py
   gpusched submit -g 1 --after ok:41 --name evaluate -- python eval.py
-  gpusched submit -g 1 --array 0-99%8 --name sweep -- sh -c 'python train.py --seed $GPUSCHED_ARRAY_TASK_ID'`,
+  gpusched submit -g 1 --array 0-99%8 --name sweep -- sh -c 'python train.py --seed $GPUSCHED_ARRAY_TASK_ID'
+  gpusched submit -g 2 --gpu-type 1g.10gb -- python eval.py   # two MIG slices`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
@@ -114,7 +115,8 @@ func newSubmitCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.IntVarP(&gpus, "gpus", "g", 1, "GPUs, all at once (gang)")
 	f.Float64Var(&memGB, "mem", 0, "minimum memory per GPU in GB")
-	f.StringVar(&req.GPUModel, "model", "", "GPU model, e.g. H100 (matches part of the name)")
+	f.StringVar(&req.GPUModel, "model", "", "GPU model, e.g. H100 (matches part of the name), or a MIG profile, e.g. 1g.10gb (that slice of a GPU)")
+	f.StringVar(&req.GPUModel, "gpu-type", "", "the same as --model")
 	f.StringVarP(&priority, "priority", "p", "", "low, normal, high or critical (admins)")
 	f.StringVarP(&limit, "time", "t", "", "time limit, as Slurm's: at it the job gets SIGTERM, its stop grace, then SIGKILL, and ends timeout (2h, 90m, or Slurm's MM, HH:MM:SS, D-HH:MM…; default: the policy's)")
 	f.StringVar(&duration, "estimate", "", "estimated run time, e.g. 90m or 2h (helps backfill and ETAs; never enforced)")

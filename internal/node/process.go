@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -99,11 +100,7 @@ func jobEnv(s *api.StartJob, who identity) []string {
 	for k, v := range s.Env {
 		env[k] = v
 	}
-	idx := make([]string, len(s.GPUs))
-	for i, g := range s.GPUs {
-		idx[i] = strconv.Itoa(g)
-	}
-	env["CUDA_VISIBLE_DEVICES"] = strings.Join(idx, ",")
+	env["CUDA_VISIBLE_DEVICES"] = visibleDevices(s.GPUs, s.GPUUUIDs)
 	env["GPUSCHED_JOB_ID"] = strconv.FormatInt(s.JobID, 10)
 	if s.Array != nil {
 		maps.Copy(env, s.Array.Env())
@@ -114,6 +111,21 @@ func jobEnv(s *api.StartJob, who identity) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// visibleDevices is CUDA_VISIBLE_DEVICES for GPUs at these indices with
+// these UUIDs: the indices, or, when some are MIG devices (which share
+// their parent's index), the UUIDs ("MIG-…,MIG-…"), as CUDA names them.
+func visibleDevices(idx []int, uuids []string) string {
+	if onMIG(uuids) && len(uuids) == len(idx) {
+		return strings.Join(uuids, ",")
+	}
+	return gpuList(idx)
+}
+
+// onMIG reports whether some of the devices are MIG devices.
+func onMIG(uuids []string) bool {
+	return slices.ContainsFunc(uuids, func(u string) bool { return strings.HasPrefix(u, "MIG-") })
 }
 
 // exitOf turns a wrapper's end into the report: the status the wrapper

@@ -32,11 +32,12 @@ type gpu struct {
 	free   bool  // usable, not held, not given to a start in this pass
 }
 
-// gpuClass is a distinct (model, memory) pair, so that a job's model and
+// gpuClass is a distinct (model, memory, MIG profile), so that a job's model and
 // memory filter is evaluated once per class rather than once per GPU.
 type gpuClass struct {
-	model string // lowercased
-	mem   int64
+	model   string // lowercased
+	mem     int64
+	profile string // a MIG device's profile, lowercased; "" a whole GPU
 }
 
 // running is a running job with its GPUs resolved and its estimated end.
@@ -75,7 +76,7 @@ func (p *pass) index(s *Snapshot) {
 			continue
 		}
 		n := nodes[ni]
-		c := gpuClass{strings.ToLower(g.Model), g.MemoryMiB}
+		c := gpuClass{strings.ToLower(g.Model), g.MemoryMiB, strings.ToLower(strings.TrimSpace(g.Profile))}
 		ci, seen := classAt[c]
 		if !seen {
 			ci = int32(len(p.classes))

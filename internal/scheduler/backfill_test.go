@@ -31,7 +31,7 @@ func TestBackfill(t *testing.T) {
 			starts:  []Start{{JobID: 2, GPUIDs: ids(12), Backfilled: true}},
 			waits: []Explanation{
 				{JobID: 1, Position: 1, Code: ReasonNoCapacity, Reason: "needs 4 GPUs; 2 free", EstimatedStart: at(2 * time.Hour)},
-				{JobID: 3, Position: 2, Code: ReasonReservedForHead, Reason: "would delay the next job's reserved start at 12:00 UTC",
+				{JobID: 3, Position: 2, Code: ReasonReservedForHead, Reason: "would delay the next job's reserved start at 2025-06-02T12:00:00Z",
 					At: at(2 * time.Hour), EstimatedStart: at(3 * time.Hour)}, // after the head's hour
 			},
 		},
@@ -40,7 +40,7 @@ func TestBackfill(t *testing.T) {
 			pending: []Job{pend(1, 1, 4), pend(2, 2, 1, est(0))},
 			waits: []Explanation{
 				{JobID: 1, Position: 1, Code: ReasonNoCapacity, Reason: "needs 4 GPUs; 2 free", EstimatedStart: at(2 * time.Hour)},
-				{JobID: 2, Position: 2, Code: ReasonReservedForHead, Reason: "would delay the next job's reserved start at 12:00 UTC",
+				{JobID: 2, Position: 2, Code: ReasonReservedForHead, Reason: "would delay the next job's reserved start at 2025-06-02T12:00:00Z",
 					At: at(2 * time.Hour), EstimatedStart: at(3 * time.Hour)},
 			},
 		},

@@ -28,21 +28,21 @@ func TestBookings(t *testing.T) {
 			bookings: []Booking{ana(2, -time.Hour, time.Hour)},
 			pending:  []Job{pend(1, 2, 1)},
 			starts:   map[int64][]int64{},
-			waits:    map[int64]string{1: "booked: GPUs booked by ana until 11:00 UTC"},
+			waits:    map[int64]string{1: "booked: GPUs booked by ana until 2025-06-02T11:00:00Z"},
 		},
 		"the owner's job takes the booked GPUs at once, even behind a blocked job in strict order": {
 			s: mk(1, 4), c: cfg("fcfs"),
 			bookings: []Booking{ana(2, -time.Hour, time.Hour)},
 			pending:  []Job{pend(1, 2, 4), pend(2, 1, 2)},
 			starts:   map[int64][]int64{2: ids(10, 11)},
-			waits:    map[int64]string{1: "booked: GPUs booked by ana until 11:00 UTC"},
+			waits:    map[int64]string{1: "booked: GPUs booked by ana until 2025-06-02T11:00:00Z"},
 		},
 		"others use the GPUs a booking does not need": {
 			s: mk(1, 4), c: cfg("fcfs"),
 			bookings: []Booking{ana(2, -time.Hour, time.Hour)},
 			pending:  []Job{pend(1, 2, 2), pend(2, 2, 1)},
 			starts:   map[int64][]int64{1: ids(12, 13)},
-			waits:    map[int64]string{2: "booked: GPUs booked by ana until 11:00 UTC"},
+			waits:    map[int64]string{2: "booked: GPUs booked by ana until 2025-06-02T11:00:00Z"},
 		},
 		"a future booking admits a job that ends before it": {
 			s: mk(1, 2), c: cfg("fcfs"),
@@ -56,7 +56,7 @@ func TestBookings(t *testing.T) {
 			bookings: []Booking{ana(2, 2*time.Hour, 4*time.Hour)},
 			pending:  []Job{pend(1, 2, 1, est(3*time.Hour))},
 			starts:   map[int64][]int64{},
-			waits:    map[int64]string{1: "booked: GPUs booked by ana from 12:00 until 14:00 UTC"},
+			waits:    map[int64]string{1: "booked: GPUs booked by ana from 2025-06-02T12:00:00Z until 2025-06-02T14:00:00Z"},
 		},
 		"a future booking takes the GPUs that free up before it, leaving free ones to jobs": {
 			s: mk(1, 4), c: cfg("fcfs"),
@@ -80,14 +80,14 @@ func TestBookings(t *testing.T) {
 				Start: at(-time.Minute), End: at(10 * time.Minute)}},
 			pending: []Job{pend(1, 2, 1)},
 			starts:  map[int64][]int64{},
-			waits:   map[int64]string{1: "booked: GPUs held by ana until 10:10 UTC"},
+			waits:   map[int64]string{1: "booked: GPUs held by ana until 2025-06-02T10:10:00Z"},
 		},
 		"a booking on one node leaves the other node alone": {
 			s: mk(2, 2), c: cfg("fcfs"),
 			bookings: []Booking{{ID: 9, UserID: 1, UserName: "ana", GPUCount: 2, NodeID: 2, Start: at(-time.Minute), End: at(time.Hour)}},
 			pending:  []Job{pend(1, 2, 2), pend(2, 2, 1)},
 			starts:   map[int64][]int64{1: ids(10, 11)},
-			waits:    map[int64]string{2: "booked: GPUs booked by ana until 11:00 UTC"},
+			waits:    map[int64]string{2: "booked: GPUs booked by ana until 2025-06-02T11:00:00Z"},
 		},
 	}
 	for name, tc := range cases {
@@ -113,7 +113,7 @@ func TestBookedAt(t *testing.T) {
 	s.Bookings = []Booking{{ID: 1, UserID: 1, UserName: "ana", GPUCount: 1, Start: at(-time.Hour), End: at(26 * time.Hour)}}
 	s.Pending = []Job{pend(1, 2, 1)}
 	got := Schedule(s, cfg("fcfs")).Pending
-	want := []Explanation{{JobID: 1, Position: 1, Code: ReasonBooked, Reason: "GPUs booked by ana until Jun 3 12:00 UTC",
+	want := []Explanation{{JobID: 1, Position: 1, Code: ReasonBooked, Reason: "GPUs booked by ana until 2025-06-03T12:00:00Z",
 		At: at(26 * time.Hour), EstimatedStart: at(26 * time.Hour), Score: (time.Hour - time.Second).Hours()}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("explanation (-want +got):\n%s", d)

@@ -9,9 +9,9 @@ import (
 // whyNoRoom words why a job that passed its quota cannot be placed now:
 //
 //   - ReasonBooked when it would fit but for other users' bookings or
-//     holds: "GPUs booked by ana until 14:00 UTC" (a hold: "held by"; a
-//     future booking it would run into: "booked by ana from 13:00 until
-//     14:00 UTC"); of several bookings in the way it names the one that
+//     holds: "GPUs booked by ana until 2026-11-24T14:00:00Z" (a hold:
+//     "held by"; a future booking it would run into: "booked by ana from
+//     … until …"); of several bookings in the way it names the one that
 //     ends last, and At is that booking's end;
 //   - ReasonFragmented when enough matching GPUs are free in all but not
 //     on one node: "needs 4 GPUs on one node; at most 2 free on any node";
@@ -70,9 +70,9 @@ func (p *pass) bookedWords(b *booking) string {
 		who = fmt.Sprintf("user %d", b.b.UserID)
 	}
 	if b.active {
-		return fmt.Sprintf("GPUs %s by %s until %s", verb, who, p.clock(b.b.End))
+		return fmt.Sprintf("GPUs %s by %s until %s", verb, who, instant(b.b.End))
 	}
-	return fmt.Sprintf("GPUs %s by %s from %s until %s", verb, who, p.clockShort(b.b.Start, b.b.End), p.clock(b.b.End))
+	return fmt.Sprintf("GPUs %s by %s from %s until %s", verb, who, instant(b.b.Start), instant(b.b.End))
 }
 
 // behindWords says how many waiting jobs are ahead, in the policy's terms:
@@ -95,7 +95,7 @@ func (p *pass) behindWords(n int) string {
 // reservedWords explains a job that fits now but would delay the head.
 func (p *pass) reservedWords(h *head) string {
 	if h.words == "" {
-		h.words = fmt.Sprintf("would delay the next job's reserved start at %s", p.clock(p.abs(h.t)))
+		h.words = fmt.Sprintf("would delay the next job's reserved start at %s", instant(p.abs(h.t)))
 	}
 	return h.words
 }
@@ -150,22 +150,7 @@ func countGPUs(n int) string {
 	return fmt.Sprintf("%d GPUs", n)
 }
 
-// clock formats an instant for a sentence, in UTC: "14:05 UTC" on the
-// snapshot's day, "Jan 2 14:05 UTC" on another day.
-func (p *pass) clock(t time.Time) string {
-	t, now := t.UTC(), p.now.UTC()
-	if t.YearDay() == now.YearDay() && t.Year() == now.Year() {
-		return t.Format("15:04") + " UTC"
-	}
-	return t.Format("Jan 2 15:04") + " UTC"
-}
-
-// clockShort formats the start of a range that ends at end: without the
-// day when both fall on the same day, and without the zone (it follows).
-func (p *pass) clockShort(start, end time.Time) string {
-	s := strings.TrimSuffix(p.clock(start), " UTC")
-	if sd, ed := start.UTC(), end.UTC(); sd.YearDay() == ed.YearDay() && sd.Year() == ed.Year() {
-		return sd.Format("15:04")
-	}
-	return s
-}
+// instant writes t for a sentence in RFC 3339 UTC; the core knows no
+// reader's zone, so the pages and the API word it for each reader
+// (localtime.Instants).
+func instant(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -38,7 +38,7 @@ func TestGolden(t *testing.T) {
 				Pending: []Explanation{
 					{JobID: 1, Position: 1, Code: ReasonNoCapacity, Reason: "needs 8 GPUs; 7 free", EstimatedStart: at(time.Hour), Score: 4},
 					{JobID: 4, Position: 2, Code: ReasonNoCapacity, Reason: "needs 2 GPUs; 1 free", EstimatedStart: at(3 * time.Hour), Score: 2},
-					{JobID: 5, Position: 3, Code: ReasonReservedForHead, Reason: "would delay the next job's reserved start at 11:00 UTC",
+					{JobID: 5, Position: 3, Code: ReasonReservedForHead, Reason: "would delay the next job's reserved start at 2025-06-02T11:00:00Z",
 						At: at(time.Hour), EstimatedStart: at(3 * time.Hour), Score: 2},
 					{JobID: 6, Position: 4, Code: ReasonNoCapacity, Reason: "needs 6 GPUs; 1 free", EstimatedStart: at(3 * time.Hour), Score: 1},
 				},
@@ -68,7 +68,7 @@ func TestGolden(t *testing.T) {
 						EstimatedStart: at(time.Hour), Score: waited(1)},
 					{JobID: 2, Position: 2, Code: ReasonNoCapacity, Reason: "needs 4 GPUs; 3 free",
 						EstimatedStart: at(30 * time.Minute), Score: waited(2)},
-					{JobID: 5, Position: 3, Code: ReasonReservedForHead, Reason: "would delay the next job's reserved start at 10:30 UTC",
+					{JobID: 5, Position: 3, Code: ReasonReservedForHead, Reason: "would delay the next job's reserved start at 2025-06-02T10:30:00Z",
 						At: at(30 * time.Minute), EstimatedStart: at(90 * time.Minute), Score: waited(5)},
 				},
 			},
@@ -89,11 +89,11 @@ func TestGolden(t *testing.T) {
 			want: Plan{
 				Starts: []Start{{JobID: 2, GPUIDs: ids(10, 11), Backfilled: true}, {JobID: 4, GPUIDs: ids(12), Backfilled: true}},
 				Pending: []Explanation{
-					{JobID: 1, Position: 1, Code: ReasonBooked, Reason: "GPUs booked by bo from 12:00 until 14:00 UTC",
+					{JobID: 1, Position: 1, Code: ReasonBooked, Reason: "GPUs booked by bo from 2025-06-02T12:00:00Z until 2025-06-02T14:00:00Z",
 						At: at(4 * time.Hour), EstimatedStart: at(4 * time.Hour), Score: waited(1)},
 					{JobID: 3, Position: 2, Code: ReasonNoCapacity, Reason: "needs 4 GPUs; 2 free",
 						EstimatedStart: at(90 * time.Minute), Score: waited(3)},
-					{JobID: 5, Position: 3, Code: ReasonBooked, Reason: "GPUs booked by bo from 12:00 until 14:00 UTC",
+					{JobID: 5, Position: 3, Code: ReasonBooked, Reason: "GPUs booked by bo from 2025-06-02T12:00:00Z until 2025-06-02T14:00:00Z",
 						At: at(4 * time.Hour), EstimatedStart: at(7 * time.Hour), Score: waited(5)},
 				},
 			},

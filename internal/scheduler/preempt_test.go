@@ -144,7 +144,7 @@ func TestPreemptionHoldsTheGPUs(t *testing.T) {
 			{JobID: 1, Position: 1, Code: ReasonPreempting, Score: 4, EstimatedStart: t0,
 				Reason: "stopping 1 lower-priority job (90) to free GPUs for it; starts once they stop"},
 			{JobID: 2, Position: 2, Code: ReasonReservedForHead, Score: 1, EstimatedStart: at(time.Hour), At: t0,
-				Reason: "would delay the next job's reserved start at 10:00 UTC"},
+				Reason: "would delay the next job's reserved start at 2025-06-02T10:00:00Z"},
 		},
 	}
 	if d := cmp.Diff(want, pl, cmpPlan); d != "" {

@@ -35,6 +35,11 @@ type GPU struct {
 	Healthy     bool // false: failed (XID, ECC) — never offered
 	Drained     bool
 	Foreign     bool // a process the scheduler did not start holds it — never offered while so
+	// Profile is a MIG device's profile ("1g.10gb"); "" for a whole GPU. A
+	// MIG device is a slice of a GPU in MIG mode, which is then not in the
+	// snapshot whole. Only jobs whose GPUModel names its profile are placed
+	// on it (IsMIGProfile); whole-GPU jobs never are.
+	Profile string
 }
 
 // Job is a request for GPUs: pending (in Snapshot.Pending) or running
@@ -45,10 +50,13 @@ type Job struct {
 	TeamID int64 // 0: no team
 	Name   string
 
-	GPUCount       int
-	GPUModel       string // "" any; else a GPU's Model must contain it (case-insensitive)
-	MinMemoryMiB   int64  // 0 any; else each GPU must have at least this much memory
-	AllowMultiNode bool   // may span nodes; otherwise all GPUs come from one node
+	GPUCount int
+	// GPUModel is "" for any whole GPU, else a part of a whole GPU's Model
+	// (case-insensitive), or a MIG profile ("1g.10gb"): then only MIG
+	// devices of that profile.
+	GPUModel       string
+	MinMemoryMiB   int64 // 0 any; else each GPU must have at least this much memory
+	AllowMultiNode bool  // may span nodes; otherwise all GPUs come from one node
 	// NodeID pins the job to one node (a lease asked for on that node); 0: any.
 	NodeID int64
 
@@ -143,7 +151,7 @@ type RuntimeDist struct {
 type Booking struct {
 	ID       int64
 	UserID   int64
-	UserName string // for explanations: "GPUs booked by ana until 14:00 UTC"
+	UserName string // for explanations: "GPUs booked by ana until …"
 	Hold     bool   // a pre-warm hold rather than a calendar booking
 	// TeamID is the owner's team, so that an active booking counts against
 	// the team's GPUCap as well as the user's; 0: no team.
@@ -292,7 +300,9 @@ type Explanation struct {
 	// plan, in the policy's order (1 = next; started jobs do not count).
 	Position int
 	Code     string // one of the Reason* codes
-	Reason   string // a sentence for a person
+	// Reason is a sentence for a person; the instants it names are RFC
+	// 3339 UTC, for each reader to see in their own zone.
+	Reason string
 	// EstimatedStart is when the job is expected to start, from running
 	// jobs' estimated ends, bookings and the reservations of the jobs ahead
 	// of it; zero when it cannot be estimated (a job that never fits) and
@@ -304,8 +314,8 @@ type Explanation struct {
 	// person: "queue 2 of 4: has had 38 GPU-h; promoted after 12 h
 	// waiting"; empty under other policies and beyond position 100.
 	Standing string
-	// At is the instant the Reason's "HH:MM UTC" stands for, in full: the
-	// end of the booking for ReasonBooked, the head job's reserved start
-	// for ReasonReservedForHead; zero for the other codes.
+	// At is the instant the Reason names: the end of the booking for
+	// ReasonBooked, the head job's reserved start for
+	// ReasonReservedForHead; zero for the other codes.
 	At time.Time
 }

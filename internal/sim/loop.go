@@ -97,6 +97,7 @@ type simulator struct {
 	nodes     []scheduler.Node
 	gpus      []scheduler.GPU
 	slow      []float64     // GPU id → how many times its trace runtime a job takes there
+	frac      []float64     // GPU id → its fraction of a GPU (1 whole; a MIG device its slices of seven)
 	owner     []int         // GPU id → index of the job holding it, -1 free
 	index     map[int64]int // job ID → index in w.Jobs
 	runs      []run         // by job index
@@ -140,7 +141,7 @@ type run struct {
 // newSimulator sets up an empty cluster before the first arrival.
 func newSimulator(w *Workload, cfg scheduler.Config) *simulator {
 	s := &simulator{w: w, cfg: cfg, index: map[int64]int{}, runs: make([]run, len(w.Jobs))}
-	s.nodes, s.gpus, s.slow = w.Cluster.inventory()
+	s.nodes, s.gpus, s.slow, s.frac = w.Cluster.inventory()
 	s.owner = make([]int, len(s.gpus)+1)
 	for i := range s.owner {
 		s.owner[i] = -1

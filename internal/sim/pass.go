@@ -78,11 +78,11 @@ func (s *simulator) snapshot(t time.Duration) scheduler.Snapshot {
 	held := map[int64][]scheduler.Held{}
 	heldGPUs := s.res.BusyGPUSeconds // released runs, plus the running ones so far
 	for _, i := range s.running {
-		heldGPUs += float64(len(s.runs[i].gpus)) * (t - s.runs[i].start).Seconds()
+		heldGPUs += s.weight(s.runs[i].gpus) * (t - s.runs[i].start).Seconds()
 		j := s.schedJob(i)
 		j.StartedAt, j.GPUs = at(s.runs[i].start), slices.Clone(s.runs[i].gpus)
 		running = append(running, j)
-		held[j.UserID] = append(held[j.UserID], scheduler.Held{UserID: j.UserID, GPUs: len(j.GPUs), Start: j.StartedAt})
+		held[j.UserID] = append(held[j.UserID], scheduler.Held{UserID: j.UserID, GPUs: len(j.GPUs), Fraction: s.fraction(j.GPUs), Start: j.StartedAt})
 	}
 	users := make(map[int64]scheduler.Principal, len(s.users))
 	for k, u := range s.users {

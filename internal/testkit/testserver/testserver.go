@@ -6,18 +6,18 @@ package testserver
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/uptrace/bun"
 
 	"github.com/gpuscheduler/gpuscheduler/handlers"
+	"github.com/gpuscheduler/gpuscheduler/internal/netguard"
 	"github.com/gpuscheduler/gpuscheduler/internal/scoring"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testdb"
 	"github.com/gpuscheduler/gpuscheduler/jobs"
@@ -66,6 +66,12 @@ type Options struct {
 	// nothing triggers passes, so a test drives every pass itself
 	// (jobs.RunPass with Server.Deps) and decides the order of events.
 	Manual bool
+	// Logs, when set, receives every line the server logs (debug level
+	// and up), so a test can read what reached the log.
+	Logs *Logs
+	// NotifyTargets is the policy for webhook and Slack targets; nil: every
+	// address (receivers in tests listen on loopback).
+	NotifyTargets *netguard.Policy
 }
 
 // NewWith starts a server like New, with o.
@@ -80,6 +86,10 @@ func NewWith(t testing.TB, o Options) *Server {
 	if o.DBMaxConns == 0 {
 		o.DBMaxConns = 10
 	}
+	targets := netguard.Policy{AllowAll: true}
+	if o.NotifyTargets != nil {
+		targets = *o.NotifyTargets
+	}
 	db := testdb.NewConns(t, o.DBMaxConns)
 	for _, hook := range o.QueryHooks {
 		db.Bun.AddQueryHook(hook)
@@ -88,6 +98,13 @@ func NewWith(t testing.TB, o Options) *Server {
 	if testing.Verbose() {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
+	if o.Logs != nil {
+		var w io.Writer = o.Logs
+		if testing.Verbose() {
+			w = io.MultiWriter(o.Logs, testWriter{t})
+		}
+		logger = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	var executors func(*jobs.Deps) error
 	if o.Setup != nil {
 		executors = func(d *jobs.Deps) error { o.Setup(d); return nil }
@@ -95,10 +112,10 @@ func NewWith(t testing.TB, o Options) *Server {
 	// The same assembly as gpusched serve, with the tests' values.
 	cp, err := web.NewControlPlane(web.ControlPlaneOptions{
 		DB: db, Logger: logger, Now: time.Now, SessionKeys: [][]byte{bytes.Repeat([]byte("k"), 32)}, SessionLifetime: time.Hour,
-		Handlers: handlers.Config{Version: "test", Dev: true, DevLogin: true, HeartbeatInterval: time.Second, NotifyAllowPrivate: true},
+		Handlers: handlers.Config{Version: "test", Dev: true, DevLogin: true, HeartbeatInterval: time.Second, NotifyTargets: targets},
 		Jobs: jobs.Config{NodeDownAfter: time.Minute, Workers: 4,
 			// Notifications: receivers in tests listen on loopback; retries are quick.
-			Notify: jobs.NotifyConfig{AllowPrivateTargets: true, RetryBase: 50 * time.Millisecond, Timeout: 2 * time.Second,
+			Notify: jobs.NotifyConfig{AllowPrivateTargets: targets.AllowAll, AllowNetworks: targets.Allow, RetryBase: 50 * time.Millisecond, Timeout: 2 * time.Second,
 				IdleEvery: 500 * time.Millisecond}},
 		Scoring: scoring.DefaultConfig(), RiverUI: o.RiverUI, SignInRate: o.SignInRate, SignInAccountRate: o.SignInAccountRate,
 		Executors: executors, Manual: o.Manual,
@@ -146,76 +163,30 @@ func waitListening(t testing.TB, db *models.DB, l *models.Listener) {
 	t.Fatal("the change listener delivered nothing within 10s")
 }
 
+// Logs collects what a server logs; safe for the server's goroutines to
+// write while a test reads.
+type Logs struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p.
+func (l *Logs) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// String returns everything logged so far.
+func (l *Logs) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
 type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
-}
-
-// UserToken creates a user with role and returns a personal token for them.
-func (s *Server) UserToken(t testing.TB, role string) (string, *models.User) {
-	t.Helper()
-	u := testdb.User(t, s.DB, role)
-	plain, _, err := models.CreateUserToken(context.Background(), s.DB.Bun, u.ID, "test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return plain, u
-}
-
-// NodeToken creates node name (if new) and returns a node token for it.
-func (s *Server) NodeToken(t testing.TB, name string) (string, *models.Node) {
-	t.Helper()
-	n, err := models.EnsureNode(context.Background(), s.DB.Bun, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain, _, err := models.CreateNodeToken(context.Background(), s.DB.Bun, n.ID, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return plain, n
-}
-
-// Do sends a request with an optional bearer token and raw body, and returns
-// the status and body.
-func (s *Server) Do(t testing.TB, method, path, token, body string) (int, []byte) {
-	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, s.URL+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := s.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
-}
-
-// APIError decodes a JSON error body, failing the test if it is not one.
-func APIError(t testing.TB, body []byte) (msg, code string) {
-	t.Helper()
-	var e struct {
-		Error string `json:"error"`
-		Code  string `json:"code"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&e); err != nil || e.Error == "" || e.Code == "" {
-		t.Fatalf("body is not a JSON error {error, code}: %s", body)
-	}
-	return e.Error, e.Code
 }
