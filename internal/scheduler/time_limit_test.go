@@ -39,7 +39,7 @@ func TestBackfillOnTimeLimit(t *testing.T) {
 			s:       oneNode,
 			pending: []Job{pend(1, 1, 4), pend(2, 2, 1, est(0), limit(3*time.Hour))},
 			waits: []Explanation{head,
-				{JobID: 2, Position: 2, Code: ReasonReservedForHead, Reason: "would delay the next job's reserved start at 12:00 UTC",
+				{JobID: 2, Position: 2, Code: ReasonReservedForHead, Reason: "would delay the next job's reserved start at 2025-06-02T12:00:00Z",
 					At: at(2 * time.Hour), EstimatedStart: at(3 * time.Hour)}},
 		},
 		"an estimate beyond the limit counts as the limit": {
