@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -100,16 +99,7 @@ func newSubmitCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return json.NewEncoder(cmd.OutOrStdout()).Encode(job)
-			}
-			if a := job.Array; a != nil {
-				fmt.Fprintf(cmd.OutOrStdout(), "array %d queued: %d tasks [%s] (%d GPU%s each, %s priority)\n", a.ID, a.TaskCount, a.Spec,
-					job.RequestedGPUs, plural(job.RequestedGPUs), job.PriorityName)
-				return nil
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "job %d queued (%d GPU%s, %s priority)\n", job.ID, job.RequestedGPUs, plural(job.RequestedGPUs), job.PriorityName)
-			return nil
+			return printSubmitted(cmd.OutOrStdout(), job, asJSON)
 		},
 	}
 	f := cmd.Flags()
