@@ -74,7 +74,7 @@ func startProcess(files runFiles, id int64, s *api.StartJob, who identity) (*exe
 	}
 	cmd := exec.Command("/bin/sh", "-c", wrapper, wrapperName, s.Command, files.exit(id))
 	cmd.Dir = dir
-	cmd.Env = jobEnv(s, who)
+	cmd.Env = jobEnv(s, who, dir)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: who.cred}
 	if err := cmd.Start(); err != nil {
@@ -86,8 +86,9 @@ func startProcess(files runFiles, id int64, s *api.StartJob, who identity) (*exe
 // jobEnv is the job's environment: a clean login-like base, the job's own
 // variables, then CUDA_VISIBLE_DEVICES, GPUSCHED_JOB_ID and, for a task of
 // an array, GPUSCHED_ARRAY_JOB_ID, _TASK_ID, _TASK_COUNT, _TASK_MIN and
-// _TASK_MAX (and the same as Slurm's SLURM_ARRAY_*).
-func jobEnv(s *api.StartJob, who identity) []string {
+// _TASK_MAX (and the same as Slurm's SLURM_ARRAY_*), and Slurm's own job
+// variables (see slurmEnv); dir is the working directory.
+func jobEnv(s *api.StartJob, who identity, dir string) []string {
 	env := map[string]string{
 		"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 		"HOME": who.home, "USER": who.name, "LOGNAME": who.name, "SHELL": "/bin/sh",
@@ -105,6 +106,7 @@ func jobEnv(s *api.StartJob, who identity) []string {
 	if s.Array != nil {
 		maps.Copy(env, s.Array.Env())
 	}
+	slurmEnv(env, s, who, dir)
 	out := make([]string, 0, len(env))
 	for k, v := range env {
 		out = append(out, k+"="+v)
