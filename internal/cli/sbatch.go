@@ -88,16 +88,16 @@ func newSbatchCmd() *cobra.Command {
 // type or whole nodes need checking.
 func buildSbatch(in sbatchInput, options []string, cluster func() (clusterGPUs, error)) (api.SubmitRequest, []string, error) {
 	var o sbatchOpts
+	fs := sbatchFlagSet(&o)
+	fs.Bool("json", false, "")
 	ds, err := scriptDirectives(in.script)
 	if err != nil {
 		return api.SubmitRequest{}, nil, fmt.Errorf("%s: %w", in.scriptPath, err)
 	}
-	warnings, err := parseDirectives(&o, ds)
+	warnings, err := parseDirectives(fs, ds)
 	if err != nil {
 		return api.SubmitRequest{}, nil, fmt.Errorf("%s: %w", in.scriptPath, err)
 	}
-	fs := sbatchFlagSet(&o)
-	fs.Bool("json", false, "")
 	if err := fs.Parse(options); err != nil {
 		return api.SubmitRequest{}, warnings, err
 	}

@@ -118,10 +118,10 @@ func knownOption(fs *pflag.FlagSet, word string) bool {
 	return false
 }
 
-// parseDirectives applies a script's directives to o; a line whose option
-// is unknown is skipped with a warning.
-func parseDirectives(o *sbatchOpts, ds []directive) (warnings []string, err error) {
-	fs := sbatchFlagSet(o)
+// parseDirectives applies a script's directives through fs (made by
+// sbatchFlagSet, which resets its options: make it once); a line whose
+// option is unknown is skipped with a warning.
+func parseDirectives(fs *pflag.FlagSet, ds []directive) (warnings []string, err error) {
 	for _, d := range ds {
 		if !knownOption(fs, d.args[0]) {
 			warnings = append(warnings, fmt.Sprintf("line %d: #SBATCH %s: not a directive sbatch knows here; ignored", d.line, d.args[0]))
