@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -74,7 +76,7 @@ func newSbatchCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("sbatch: %w", err)
 			}
-			job, err := c.Submit(cmd.Context(), req, "")
+			job, err := submitBatch(cmd, c, req)
 			if err != nil {
 				return err
 			}
@@ -159,6 +161,30 @@ func fetchClusterGPUs(cmd *cobra.Command, c *apiclient.Client) (clusterGPUs, err
 	}
 	sort.Strings(out.models)
 	return out, nil
+}
+
+// overMax reads the policy's maximum from the server's refusal of a time
+// limit over it ("… the maximum of 3 days (259200 seconds) …").
+var overMax = regexp.MustCompile(`\((\d+) seconds\)`)
+
+// submitBatch submits req; a time limit of "the longest" (Slurm's --time=0)
+// over the policy's maximum is lowered to that maximum and sent again.
+func submitBatch(cmd *cobra.Command, c *apiclient.Client, req api.SubmitRequest) (*api.Job, error) {
+	job, err := c.Submit(cmd.Context(), req, "")
+	var e *api.Error
+	if err == nil || req.TimeLimit != api.MaxSeconds || !errors.As(err, &e) || e.Code != api.CodeTimeLimitOverMax {
+		return job, err
+	}
+	m := overMax.FindStringSubmatch(e.Message)
+	if m == nil {
+		return nil, err
+	}
+	n, convErr := strconv.ParseInt(m[1], 10, 64)
+	if convErr != nil || n < 1 {
+		return nil, err
+	}
+	req.TimeLimit = api.Seconds(n)
+	return c.Submit(cmd.Context(), req, "")
 }
 
 // printSubmitted prints a queued job or array as submit does.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -107,5 +108,43 @@ echo "on stderr" >&2
 	}
 	if j.TimeLimitS == nil || *j.TimeLimitS != 300 {
 		t.Errorf("time limit %v, want 300 s (the first -t, not the one after the command)", j.TimeLimitS)
+	}
+}
+
+// --time=0, Slurm's unlimited, is the policy's maximum limit.
+func TestSbatchTimeZeroIsPolicyMax(t *testing.T) {
+	s := testserver.New(t)
+	ctx := context.Background()
+	cfg, err := models.SchedulerConfig(ctx, s.DB.Bun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.TimeLimit.Max = scheduler.Duration(3 * time.Hour)
+	if err := models.PutSchedulerConfig(ctx, s.DB.Bun, cfg, nil, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	nodeTok, _ := s.NodeToken(t, "gpu-a")
+	if st, body := s.Do(t, "POST", "/api/v1/nodes/register", nodeTok,
+		`{"hostname":"a","gpus":[{"index":0,"uuid":"G0","model":"NVIDIA H100 80GB HBM3","memory_mib":81559}]}`); st != 200 {
+		t.Fatalf("register: %d %s", st, body)
+	}
+	tok, _ := s.UserToken(t, models.RoleMember)
+	t.Setenv("GPUSCHED_SERVER", s.URL)
+	t.Setenv("GPUSCHED_TOKEN", tok)
+	script := filepath.Join(t.TempDir(), "long.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\n#SBATCH --time=0\n#SBATCH -G 1\nsleep 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := gpusched(t, "sbatch", script)
+	if err != nil || !strings.HasPrefix(out, "job ") {
+		t.Fatalf("sbatch: %q %v", out, err)
+	}
+	id, _ := strconv.ParseInt(strings.Fields(out)[1], 10, 64)
+	j, err := models.GetJob(t.Context(), s.DB.Bun, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.TimeLimitS == nil || *j.TimeLimitS != 3*3600 {
+		t.Errorf("time limit %v, want the policy's maximum, 10800 s", j.TimeLimitS)
 	}
 }

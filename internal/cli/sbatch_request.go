@@ -130,7 +130,9 @@ func (o *sbatchOpts) request(in sbatchInput, ask gpuAsk) (api.SubmitRequest, []s
 	switch t := strings.ToUpper(strings.TrimSpace(o.time)); t {
 	case "":
 	case "0", "UNLIMITED", "INFINITE":
-		warnings = append(warnings, fmt.Sprintf("--time=%s: no limit sent; the policy's limit applies", o.time))
+		// Slurm's unlimited is the partition's maximum: ask for the
+		// longest limit there is; submitBatch lowers it to the policy's.
+		req.TimeLimit = api.MaxSeconds
 	default:
 		var err error
 		if req.TimeLimit, err = api.ParseTimeLimit(o.time); err != nil {

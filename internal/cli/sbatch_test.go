@@ -128,12 +128,11 @@ srun torchrun train.py
 `,
 			want: func(s string) api.SubmitRequest {
 				return base(s, 16, map[string]string{"SLURM_NTASKS": "16"}, func(r *api.SubmitRequest) {
-					r.AllowMultiNode, r.Workdir = true, "/home/ada/proj/runs/a"
+					r.AllowMultiNode, r.Workdir, r.TimeLimit = true, "/home/ada/proj/runs/a", api.MaxSeconds
 				})
 			},
 			warnings: []string{
 				"line 6: #SBATCH --frobnicate=1: not a directive sbatch knows here; ignored",
-				"--time=0: no limit sent; the policy's limit applies",
 				"--begin=now+1hour: not supported; the job is queued now (book GPUs for a later start)",
 			},
 		},
