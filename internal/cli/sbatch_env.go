@@ -16,12 +16,22 @@ var notExported = map[string]bool{
 	"CUDA_VISIBLE_DEVICES": true, "DBUS_SESSION_BUS_ADDRESS": true, "LS_COLORS": true, "PS1": true,
 }
 
-// exportable reports whether --export=ALL carries the variable name.
-func exportable(name string) bool {
+// maxExported is how many of the submitter's variables --export=ALL
+// carries at most: the server takes 200 a job, and sbatch adds its own.
+const maxExported = 180
+
+// exportable reports whether --export=ALL carries the variable: not the
+// session's own, and only what the server takes (a plain name, a value up
+// to 32 KiB; not a shell's exported functions, BASH_FUNC_module%%).
+func exportable(name, val string) bool {
 	for _, p := range []string{"GPUSCHED_", "SLURM_", "SSH_", "XDG_"} {
 		if strings.HasPrefix(name, p) {
 			return false
 		}
+	}
+	if len(val) > 32<<10 || strings.TrimLeft(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != "" ||
+		(name[0] >= '0' && name[0] <= '9') {
+		return false
 	}
 	return !notExported[name]
 }
@@ -55,10 +65,18 @@ func exportEnv(export string, environ []string) (map[string]string, []string, er
 		}
 	}
 	if all {
+		dropped := 0
 		for _, kv := range environ {
-			if name, val, ok := strings.Cut(kv, "="); ok && name != "" && exportable(name) {
+			if name, val, ok := strings.Cut(kv, "="); ok && name != "" && exportable(name, val) {
+				if len(env) == maxExported {
+					dropped++
+					continue
+				}
 				env[name] = val
 			}
+		}
+		if dropped > 0 {
+			warnings = append(warnings, fmt.Sprintf("--export=ALL: %d variables past the first %d not exported (a job takes 200)", dropped, maxExported))
 		}
 	}
 	for _, kv := range set {

@@ -19,6 +19,9 @@ type sbatchInput struct {
 	cwd        string   // the submit directory
 }
 
+// maxBatchCommand is the longest command a job takes (the server's limit).
+const maxBatchCommand = 16 << 10
+
 // gpuAsk is the GPUs a job asks for: total, and a type when named.
 type gpuAsk struct {
 	count   int
@@ -120,6 +123,10 @@ func (o *sbatchOpts) request(in sbatchInput, ask gpuAsk) (api.SubmitRequest, []s
 	req.GPUCount = &count
 	req.AllowMultiNode = o.nodes > 1
 	req.Command = batchCommand(in.script, in.args)
+	if len(req.Command) > maxBatchCommand {
+		return req, nil, fmt.Errorf("%s: %d bytes; a job carries a script of at most about %d KiB: keep the script short and have it run the rest from files",
+			in.scriptPath, len(in.script), maxBatchCommand>>10)
+	}
 	req.Workdir = in.cwd
 	if o.chdir != "" {
 		req.Workdir = o.chdir

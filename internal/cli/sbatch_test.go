@@ -19,7 +19,8 @@ import (
 func TestBuildSbatch(t *testing.T) {
 	t.Parallel()
 	cluster := clusterGPUs{models: []string{"1g.10gb", "NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB HBM3"}, perNode: []int{8, 8}}
-	environ := []string{"PATH=/opt/conda/bin:/usr/bin", "HOME=/home/ada", "GPUSCHED_TOKEN=gsu_secret", "WANDB_PROJECT=nlp", "SLURM_JOB_ID=9"}
+	environ := []string{"PATH=/opt/conda/bin:/usr/bin", "HOME=/home/ada", "GPUSCHED_TOKEN=gsu_secret", "WANDB_PROJECT=nlp", "SLURM_JOB_ID=9",
+		"BASH_FUNC_module%%=() {  eval $(modulecmd bash $*)\n}", "1BAD=x"}
 	base := func(script string, gpus int, env map[string]string, edit func(*api.SubmitRequest)) api.SubmitRequest {
 		full := map[string]string{"PATH": "/opt/conda/bin:/usr/bin", "WANDB_PROJECT": "nlp", "SLURM_SUBMIT_DIR": "/home/ada/proj", "SLURM_NTASKS": "1"}
 		for k, v := range env {
@@ -146,6 +147,10 @@ srun torchrun train.py
 		"a GPU type no node has": {
 			script: "#!/bin/sh\n#SBATCH --gres=gpu:v100:1\nhostname\n",
 			err:    `GPU type "v100": no node has it; the cluster has: 1g.10gb, NVIDIA A100-SXM4-80GB, NVIDIA H100 80GB HBM3`,
+		},
+		"a script too long to carry": {
+			script: "#!/bin/sh\n#SBATCH -G 1\n" + strings.Repeat("echo padding padding padding\n", 700),
+			err:    "a job carries a script of at most about 16 KiB",
 		},
 		"a bad time": {
 			script: "#!/bin/sh\n#SBATCH --time=soon\nhostname\n",
