@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -108,6 +110,30 @@ echo "on stderr" >&2
 	}
 	if j.TimeLimitS == nil || *j.TimeLimitS != 300 {
 		t.Errorf("time limit %v, want 300 s (the first -t, not the one after the command)", j.TimeLimitS)
+	}
+
+	// An array's tasks each write their own %A_%a file.
+	sweep := filepath.Join(t.TempDir(), "sweep.sh")
+	if err := os.WriteFile(sweep, []byte(`#!/bin/bash
+#SBATCH --array=0-1
+#SBATCH --gres=gpu:1
+#SBATCH --output=sweep_%A_%a.out
+echo "task $SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_JOB_ID, job $SLURM_JOB_ID"
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = gpusched(t, "sbatch", "--chdir="+work, sweep)
+	if err != nil || !strings.HasPrefix(out, "array ") {
+		t.Fatalf("sbatch of an array: %q %v", out, err)
+	}
+	arrayID, _ := strconv.ParseInt(strings.Fields(out)[1], 10, 64)
+	for task := range int64(2) {
+		file := filepath.Join(work, fmt.Sprintf("sweep_%d_%d.out", arrayID, task))
+		want := regexp.MustCompile(fmt.Sprintf(`^task %d of %d, job \d+\n$`, task, arrayID))
+		if !eventually(30*time.Second, func() bool { b, _ := os.ReadFile(file); return want.Match(b) }) {
+			b, err := os.ReadFile(file)
+			t.Errorf("%s: %q %v, want %q", file, b, err, want)
+		}
 	}
 }
 
