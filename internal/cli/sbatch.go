@@ -24,7 +24,7 @@ current directory. The job sees SLURM_JOB_ID, SLURM_JOB_NAME, SLURM_NTASKS,
 SLURM_GPUS_ON_NODE, SLURM_SUBMIT_DIR and the rest. -o/-e name files on the
 node relative to the working directory, with %j (job id), %x (name), %A
 (array id), %a (task id), %u (user), %N (node) and %%; without -o the output
-is the job's log (gpusched logs ID). Slurm options that mean nothing here
+is the job's log (gpusched logs ID). --wrap CMD runs CMD with /bin/sh. Slurm options that mean nothing here
 (--partition, --account, --qos, …) and unknown #SBATCH lines are accepted
 with a warning.
 
@@ -47,23 +47,26 @@ func newSbatchCmd() *cobra.Command {
 			if err := fs.Parse(args); err != nil {
 				return fmt.Errorf("sbatch: %w", err)
 			}
-			if *help || fs.NArg() == 0 {
+			if *help || (fs.NArg() == 0 && probe.wrap == "") {
 				fmt.Fprint(cmd.OutOrStdout(), sbatchHelp+fs.FlagUsages())
 				if *help {
 					return nil
 				}
-				return errors.New("sbatch: give a script")
+				return errors.New("sbatch: give a script (or --wrap CMD)")
 			}
-			path := fs.Arg(0)
-			text, err := os.ReadFile(path)
-			if err != nil {
-				return fmt.Errorf("sbatch: %w", err)
+			path, text, scriptArgs := "wrap", []byte("#!/bin/sh\n"+probe.wrap+"\n"), fs.Args()
+			if probe.wrap == "" {
+				path, scriptArgs = fs.Arg(0), fs.Args()[1:]
+				var err error
+				if text, err = os.ReadFile(path); err != nil {
+					return fmt.Errorf("sbatch: %w", err)
+				}
 			}
 			cwd, err := os.Getwd()
 			if err != nil {
 				return fmt.Errorf("sbatch: current directory: %w", err)
 			}
-			in := sbatchInput{scriptPath: path, script: string(text), args: fs.Args()[1:], environ: os.Environ(), cwd: cwd}
+			in := sbatchInput{scriptPath: path, script: string(text), args: scriptArgs, environ: os.Environ(), cwd: cwd}
 			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
 				return err

@@ -137,7 +137,8 @@ echo "task $SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_JOB_ID, job $SLURM_JOB_ID"
 	}
 }
 
-// --time=0, Slurm's unlimited, is the policy's maximum limit.
+// --time=0, Slurm's unlimited, is the policy's maximum limit; --wrap runs
+// a command line.
 func TestSbatchTimeZeroIsPolicyMax(t *testing.T) {
 	s := testserver.New(t)
 	ctx := context.Background()
@@ -172,5 +173,17 @@ func TestSbatchTimeZeroIsPolicyMax(t *testing.T) {
 	}
 	if j.TimeLimitS == nil || *j.TimeLimitS != 3*3600 {
 		t.Errorf("time limit %v, want the policy's maximum, 10800 s", j.TimeLimitS)
+	}
+
+	out, err = gpusched(t, "sbatch", "-G", "1", "--wrap", "python eval.py --all")
+	if err != nil || !strings.HasPrefix(out, "job ") {
+		t.Fatalf("sbatch --wrap: %q %v", out, err)
+	}
+	id, _ = strconv.ParseInt(strings.Fields(out)[1], 10, 64)
+	if j, err = models.GetJob(t.Context(), s.DB.Bun, id); err != nil {
+		t.Fatal(err)
+	}
+	if j.Name != "wrap" || !strings.Contains(j.Command, "python eval.py --all") {
+		t.Errorf("sbatch --wrap queued %q running %q", j.Name, j.Command)
 	}
 }

@@ -16,6 +16,7 @@ type sbatchOpts struct {
 	nodes, ntasks, ntasksPerNode, cpusPerTask         int
 	mem, memPerCPU, array, dependency, output, errorF string
 	chdir, export, mailType, begin, signal, exclusive string
+	wrap                                              string
 	requeue, noRequeue                                bool
 	// ignored holds the directives that do not apply here, by name, in
 	// the order first seen.
@@ -77,6 +78,7 @@ func sbatchFlagSet(o *sbatchOpts) *pflag.FlagSet {
 	fs.StringVar(&o.exclusive, "exclusive", "", "whole nodes")
 	fs.Lookup("exclusive").NoOptDefVal = "yes"
 	fs.StringVarP(&o.begin, "begin", "b", "", "start no earlier (not supported: warns)")
+	fs.StringVar(&o.wrap, "wrap", "", "a command line to run with /bin/sh instead of a script")
 	fs.StringVar(&o.signal, "signal", "", "[B:]SIG[@SECONDS]: warning before the time limit (becomes the stop grace)")
 	for _, na := range notApplicable {
 		name := na.long

@@ -152,6 +152,13 @@ srun torchrun train.py
 			script: "#!/bin/sh\n#SBATCH -G 1\n" + strings.Repeat("echo padding padding padding\n", 700),
 			err:    "a job carries a script of at most about 16 KiB",
 		},
+		"a wrapped command line": {
+			script:  "#!/bin/sh\npython eval.py --all\n",
+			options: []string{"--wrap=python eval.py --all", "-G", "2"},
+			want: func(s string) api.SubmitRequest {
+				return base(s, 2, nil, nil)
+			},
+		},
 		"a bad time": {
 			script: "#!/bin/sh\n#SBATCH --time=soon\nhostname\n",
 			err:    `--time: "soon" is not a time limit`,
