@@ -113,7 +113,8 @@ func (a *Agent) startRunner(ctx context.Context) error {
 	}
 	work, _ := a.GPUs.(gpu.Workloads)
 	r := &runner{ctx: ctx, files: runFiles{dir: dir}, procfs: procs, logger: a.Logger, work: work,
-		mapping: a.UserMap, asSelf: a.RunAsSelf, report: agentReporter{a}, runs: map[int64]*run{}}
+		mapping: a.UserMap, asSelf: a.RunAsSelf, report: agentReporter{a}, runs: map[int64]*run{},
+		host: a.Hostname}
 	a.runs.Store(r)
 	return r.reattach()
 }

@@ -49,8 +49,8 @@ exit $s`
 const wrapperName = "gpusched-job"
 
 // startProcess starts s's command for run id in its own process group as
-// who, its output appended to the run's log file.
-func startProcess(files runFiles, id int64, s *api.StartJob, who identity) (*exec.Cmd, error) {
+// who, its output appended to the run's log file; host is the node's name.
+func startProcess(files runFiles, id int64, s *api.StartJob, who identity, host string) (*exec.Cmd, error) {
 	dir := s.Workdir
 	if dir == "" {
 		dir = who.home
@@ -74,7 +74,7 @@ func startProcess(files runFiles, id int64, s *api.StartJob, who identity) (*exe
 	}
 	cmd := exec.Command("/bin/sh", "-c", wrapper, wrapperName, s.Command, files.exit(id))
 	cmd.Dir = dir
-	cmd.Env = jobEnv(s, who, dir)
+	cmd.Env = jobEnv(s, who, dir, host)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: who.cred}
 	if err := cmd.Start(); err != nil {
@@ -87,8 +87,9 @@ func startProcess(files runFiles, id int64, s *api.StartJob, who identity) (*exe
 // variables, then CUDA_VISIBLE_DEVICES, GPUSCHED_JOB_ID and, for a task of
 // an array, GPUSCHED_ARRAY_JOB_ID, _TASK_ID, _TASK_COUNT, _TASK_MIN and
 // _TASK_MAX (and the same as Slurm's SLURM_ARRAY_*), and Slurm's own job
-// variables (see slurmEnv); dir is the working directory.
-func jobEnv(s *api.StartJob, who identity, dir string) []string {
+// variables (see slurmEnv); dir is the working directory, host the node's
+// name.
+func jobEnv(s *api.StartJob, who identity, dir, host string) []string {
 	env := map[string]string{
 		"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 		"HOME": who.home, "USER": who.name, "LOGNAME": who.name, "SHELL": "/bin/sh",
@@ -106,7 +107,7 @@ func jobEnv(s *api.StartJob, who identity, dir string) []string {
 	if s.Array != nil {
 		maps.Copy(env, s.Array.Env())
 	}
-	slurmEnv(env, s, who, dir)
+	slurmEnv(env, s, who, dir, host)
 	out := make([]string, 0, len(env))
 	for k, v := range env {
 		out = append(out, k+"="+v)

@@ -24,6 +24,7 @@ type runner struct {
 	mapping map[string]string
 	asSelf  bool // run every job as the agent itself
 	report  reporter
+	host    string // the node's name as the agent reports it (SLURM_JOB_NODELIST)
 
 	mu   sync.Mutex
 	runs map[int64]*run // by start command id
@@ -62,7 +63,7 @@ func (r *runner) start(id int64, s *api.StartJob) (int, error) {
 	if err := r.files.save(rec); err != nil { // before the start: a crash now means lost, never twice
 		return 0, err
 	}
-	cmd, err := startProcess(r.files, id, s, who)
+	cmd, err := startProcess(r.files, id, s, who, r.host)
 	if err != nil {
 		_ = r.files.remove(id)
 		return 0, err

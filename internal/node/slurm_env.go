@@ -1,6 +1,7 @@
 package node
 
 import (
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -14,10 +15,13 @@ import (
 // when the submission sent it; else the working directory). Counts the
 // submission sent (SLURM_NTASKS, SLURM_CPUS_PER_TASK) are kept. It also
 // expands the % patterns of GPUSCHED_STDOUT and GPUSCHED_STDERR (sbatch's
-// -o and -e), which a batch job's command redirects to.
-func slurmEnv(env map[string]string, s *api.StartJob, who identity, dir string) {
-	host, _ := os.Hostname()
-	if short, _, ok := strings.Cut(host, "."); ok {
+// -o and -e), which a batch job's command redirects to. host is the node's
+// name as its agent reports it (else the system's host name), short.
+func slurmEnv(env map[string]string, s *api.StartJob, who identity, dir, host string) {
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	if short, _, ok := strings.Cut(host, "."); ok && net.ParseIP(host) == nil {
 		host = short
 	}
 	gpus := strconv.Itoa(len(s.GPUs))
