@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -60,7 +61,7 @@ func sbatchFlagSet(o *sbatchOpts) *pflag.FlagSet {
 	fs.StringVarP(&o.gpus, "gpus", "G", "", "[TYPE:]N, GPUs for the whole job")
 	fs.StringVar(&o.gpusPerNode, "gpus-per-node", "", "[TYPE:]N")
 	fs.StringVar(&o.gpusPerTask, "gpus-per-task", "", "[TYPE:]N")
-	fs.IntVarP(&o.nodes, "nodes", "N", 0, "nodes")
+	fs.VarP((*nodeCount)(&o.nodes), "nodes", "N", "nodes: N, or MIN-MAX (MIN is taken)")
 	fs.IntVarP(&o.ntasks, "ntasks", "n", 0, "tasks (SLURM_NTASKS)")
 	fs.IntVar(&o.ntasksPerNode, "ntasks-per-node", 0, "tasks per node")
 	fs.IntVarP(&o.cpusPerTask, "cpus-per-task", "c", 0, "CPUs per task (SLURM_CPUS_PER_TASK; not reserved)")
@@ -137,4 +138,20 @@ func parseDirectives(fs *pflag.FlagSet, ds []directive) (warnings []string, err 
 		}
 	}
 	return warnings, nil
+}
+
+// nodeCount reads -N/--nodes: a count, or Slurm's MIN-MAX range, of which
+// the minimum is taken.
+type nodeCount int
+
+func (n *nodeCount) String() string { return strconv.Itoa(int(*n)) }
+func (n *nodeCount) Type() string   { return "N" }
+func (n *nodeCount) Set(s string) error {
+	lo, _, _ := strings.Cut(s, "-")
+	v, err := strconv.Atoi(lo)
+	if err != nil || v < 1 {
+		return fmt.Errorf("want N or MIN-MAX, N at least 1")
+	}
+	*n = nodeCount(v)
+	return nil
 }

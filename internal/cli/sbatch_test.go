@@ -68,7 +68,7 @@ python train.py --seed $SLURM_ARRAY_TASK_ID
 			script: `#!/bin/bash
 
 # train the model
-#SBATCH -J train -N 1
+#SBATCH -J train -N 1-1
 #SBATCH -t 60
 #SBATCH --gres=gpu:a100:2   # two A100s
 #SBATCH -c 8
