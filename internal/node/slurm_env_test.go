@@ -37,3 +37,42 @@ func TestExpandOutput(t *testing.T) {
 		})
 	}
 }
+
+// Every run sees Slurm's job variables; what the submission sent (task
+// count, submit directory) is kept, and -o/-e patterns are expanded.
+func TestSlurmEnv(t *testing.T) {
+	t.Parallel()
+	s := &api.StartJob{JobID: 9, Name: "train", GPUs: []int{2, 5}}
+	tests := map[string]struct {
+		sent map[string]string
+		want map[string]string
+	}{
+		"a plain job": {sent: map[string]string{}, want: map[string]string{"SLURM_NTASKS": "1", "SLURM_NPROCS": "1", "SLURM_SUBMIT_DIR": "/srv/runs"}},
+		"sent by sbatch": {
+			sent: map[string]string{"SLURM_NTASKS": "8", "SLURM_SUBMIT_DIR": "/home/ada", "SLURM_CPUS_PER_TASK": "4", "GPUSCHED_STDOUT": "%x-%j.out"},
+			want: map[string]string{"SLURM_NTASKS": "8", "SLURM_NPROCS": "8", "SLURM_SUBMIT_DIR": "/home/ada", "SLURM_CPUS_PER_TASK": "4", "GPUSCHED_STDOUT": "train-9.out"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			env := map[string]string{}
+			for k, v := range tc.sent {
+				env[k] = v
+			}
+			slurmEnv(env, s, identity{name: "ada"}, "/srv/runs", "gpu1.example.org")
+			want := map[string]string{
+				"SLURM_JOB_ID": "9", "SLURM_JOBID": "9", "SLURM_JOB_NAME": "train", "SLURM_NNODES": "1", "SLURM_JOB_NUM_NODES": "1",
+				"SLURM_JOB_NODELIST": "gpu1", "SLURM_NODELIST": "gpu1", "SLURMD_NODENAME": "gpu1", "SLURM_NODEID": "0",
+				"SLURM_PROCID": "0", "SLURM_LOCALID": "0", "SLURM_GPUS_ON_NODE": "2", "SLURM_GPUS_PER_NODE": "2",
+				"SLURM_JOB_GPUS": "2,5", "SLURM_CLUSTER_NAME": "gpusched",
+			}
+			for k, v := range tc.want {
+				want[k] = v
+			}
+			if d := cmp.Diff(want, env); d != "" {
+				t.Errorf("env (-want +got):\n%s", d)
+			}
+		})
+	}
+}
