@@ -24,9 +24,9 @@ current directory. The job sees SLURM_JOB_ID, SLURM_JOB_NAME, SLURM_NTASKS,
 SLURM_GPUS_ON_NODE, SLURM_SUBMIT_DIR and the rest. -o/-e name files on the
 node relative to the working directory, with %j (job id), %x (name), %A
 (array id), %a (task id), %u (user), %N (node) and %%; without -o the output
-is the job's log (gpusched logs ID). --wrap CMD runs CMD with /bin/sh. Slurm options that mean nothing here
-(--partition, --account, --qos, …) and unknown #SBATCH lines are accepted
-with a warning.
+is the job's log (gpusched logs ID). --wrap CMD runs CMD with /bin/sh. Slurm
+options that mean nothing here (--partition, --account, --qos, …) and unknown
+#SBATCH lines are accepted with a warning.
 
 Usage:
   gpusched sbatch [OPTIONS] script.sh [ARGS…]
