@@ -168,8 +168,16 @@ func (o *sbatchOpts) request(in sbatchInput, ask gpuAsk) (api.SubmitRequest, []s
 	if o.cpusPerTask > 0 {
 		env["SLURM_CPUS_PER_TASK"] = strconv.Itoa(o.cpusPerTask)
 	}
-	if o.output != "" {
+	// As Slurm: without -o, stdout (and stderr, without -e) go to
+	// slurm-%j.out, or slurm-%A_%a.out for an array's task, in the job's
+	// working directory.
+	switch {
+	case o.output != "":
 		env["GPUSCHED_STDOUT"] = o.output
+	case o.array != "":
+		env["GPUSCHED_STDOUT"] = "slurm-%A_%a.out"
+	default:
+		env["GPUSCHED_STDOUT"] = "slurm-%j.out"
 	}
 	if o.errorF != "" {
 		env["GPUSCHED_STDERR"] = o.errorF

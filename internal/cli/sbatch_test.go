@@ -22,7 +22,7 @@ func TestBuildSbatch(t *testing.T) {
 	environ := []string{"PATH=/opt/conda/bin:/usr/bin", "HOME=/home/ada", "GPUSCHED_TOKEN=gsu_secret", "WANDB_PROJECT=nlp", "SLURM_JOB_ID=9",
 		"BASH_FUNC_module%%=() {  eval $(modulecmd bash $*)\n}", "1BAD=x"}
 	base := func(script string, gpus int, env map[string]string, edit func(*api.SubmitRequest)) api.SubmitRequest {
-		full := map[string]string{"PATH": "/opt/conda/bin:/usr/bin", "WANDB_PROJECT": "nlp", "SLURM_SUBMIT_DIR": "/home/ada/proj", "SLURM_NTASKS": "1"}
+		full := map[string]string{"PATH": "/opt/conda/bin:/usr/bin", "WANDB_PROJECT": "nlp", "SLURM_SUBMIT_DIR": "/home/ada/proj", "SLURM_NTASKS": "1", "GPUSCHED_STDOUT": "slurm-%j.out"}
 		for k, v := range env {
 			if v == "-" {
 				delete(full, k)
