@@ -59,6 +59,7 @@ func (s *Server) routes(o Options) {
 	// End of booking edits (API).
 	user.GET("/orchestrator/status", h.OrchestratorStatus)
 	user.GET("/orchestrator/policies", h.OrchestratorPolicies)
+	user.GET("/orchestrator/policies/presets", h.OrchestratorPresets)
 	user.GET("/usage", h.UsageData) // the usage page's data
 	// Notifications: preferences, channels, in-app list.
 	user.GET("/me/notifications", h.NotifyPrefs)
