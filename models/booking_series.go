@@ -114,7 +114,11 @@ func checkLiveLimit(ctx context.Context, tx bun.IDB, userID int64, maxLive int, 
 		return fmt.Errorf("models: count live bookings: %w", err)
 	}
 	if n >= int64(maxLive) {
-		return fmt.Errorf("%w: you have %d upcoming or active bookings, the most allowed is %d", ErrBookingLimit, n, maxLive)
+		noun := "bookings"
+		if n == 1 {
+			noun = "booking"
+		}
+		return fmt.Errorf("%w: you have %d upcoming or active %s, the most allowed is %d", ErrBookingLimit, n, noun, maxLive)
 	}
 	return nil
 }

@@ -2,7 +2,10 @@ package web_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -83,5 +86,47 @@ func TestPolicyGetPutRoundTrip(t *testing.T) {
 	}
 	if len(names) != len(scheduler.PresetNames()) || names[0] != "default" {
 		t.Errorf("presets %v, want all %d, the default first", names, len(scheduler.PresetNames()))
+	}
+}
+
+// The booking limits the policy sets replace the server's defaults (its
+// environment) at once: GPUs in one booking, length, live bookings; left
+// out, the defaults hold again.
+func TestPolicyBookingLimits(t *testing.T) {
+	t.Parallel()
+	s := withNode(t, 8)
+	admin, _ := s.UserToken(t, models.RoleAdmin)
+	member, _ := s.UserToken(t, models.RoleMember)
+	day := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 2)
+	book := func(gpus int, from, hours int) (int, string) {
+		body := fmt.Sprintf(`{"gpu_count":%d,"starts_at":%q,"ends_at":%q}`, gpus,
+			day.Add(time.Duration(from)*time.Hour).Format(time.RFC3339), day.Add(time.Duration(from+hours)*time.Hour).Format(time.RFC3339))
+		st, b := s.Do(t, "POST", "/api/v1/bookings", member, body)
+		return st, string(b)
+	}
+	if st, b := s.Do(t, "PUT", "/api/v1/orchestrator/policies", admin,
+		`{"policy":"las","default_duration":"4h","fair_share":{"half_life":"168h","max_age":"168h"},"booking_limits":{"max_gpus":2,"max_length":"2h","max_live":1}}`); st != 200 {
+		t.Fatalf("PUT booking limits: %d %s", st, b)
+	}
+	for _, tc := range []struct {
+		name              string
+		gpus, from, hours int
+		status            int
+		says              string
+	}{
+		{"3 GPUs over max_gpus 2", 3, 0, 1, 422, "at most 2 GPUs"},
+		{"3 hours over max_length 2h", 1, 0, 3, 422, "2h"},
+		{"within the limits", 2, 0, 2, 201, ""},
+		{"a second over max_live 1", 1, 4, 1, 409, "the most allowed is 1"},
+	} {
+		if st, b := book(tc.gpus, tc.from, tc.hours); st != tc.status || !strings.Contains(b, tc.says) {
+			t.Errorf("%s: %d %s, want %d saying %q", tc.name, st, b, tc.status, tc.says)
+		}
+	}
+	if st, b := s.Do(t, "PUT", "/api/v1/orchestrator/policies", admin, `{"preset":"default"}`); st != 200 {
+		t.Fatalf("PUT the default: %d %s", st, b)
+	}
+	if st, b := book(3, 4, 3); st != 201 {
+		t.Errorf("with the server's defaults again, 3 GPUs for 3 hours: %d %s", st, b)
 	}
 }
