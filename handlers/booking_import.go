@@ -66,7 +66,7 @@ func (h *Handlers) importBookings(ctx context.Context, body io.Reader, loc *time
 		if err != nil {
 			return err
 		}
-		o.MaxGPUs, o.MaxLength, o.MaxAhead = lim.MaxGPUs, lim.MaxLength, lim.MaxAhead
+		o.MaxGPUs, o.MaxLength, o.MaxAhead, o.MaxLive = lim.MaxGPUs, lim.MaxLength, lim.MaxAhead, lim.MaxLive
 		res, err = models.ImportBookings(ctx, tx, rows, o, h.Now())
 		return err
 	})

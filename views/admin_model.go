@@ -19,6 +19,7 @@ var adminTabs = []adminTab{
 	{"policies", "Policies", "/admin/policies"},
 	{"nodes", "Nodes", "/admin/nodes"},
 	{"audit", "Audit log", "/admin/audit"},
+	{"import", "Import bookings", "/admin/import"},
 	{"river", "Background jobs", "/admin/river"},
 }
 
