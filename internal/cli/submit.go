@@ -25,7 +25,7 @@ func newSubmitCmd() *cobra.Command {
 		Use:   "submit [flags] -- COMMAND [ARGS…]",
 		Short: "Queue a job; prints its id and place in the queue",
 		Example: `  gpusched submit -g 2 --time 3h --name sweep-7 -- python train.py --lr 3e-4
-  gpusched submit -g 8 --model H100 --priority high -- torchrun --nproc-per-node 8 train.py`,
+  gpusched submit -g 8 --gpu-type H100 --priority high -- torchrun --nproc-per-node 8 train.py`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
@@ -75,19 +75,20 @@ func newSubmitCmd() *cobra.Command {
 			// (about 1 ms a call). A script that retries passes its own.
 			job, err := c.Submit(cmd.Context(), req, idemKey)
 			if err != nil {
-				return err
+				return withFlagNames(err, jobFlags)
 			}
 			if asJSON {
 				return json.NewEncoder(cmd.OutOrStdout()).Encode(job)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "job %d queued (%d GPU%s, %s priority)\n", job.ID, job.RequestedGPUs, plural(job.RequestedGPUs), job.PriorityName)
+			fmt.Fprintln(cmd.OutOrStdout(), submitted(job, placeOf(cmd.Context(), c, job)))
 			return nil
 		},
 	}
 	f := cmd.Flags()
 	f.IntVarP(&gpus, "gpus", "g", 1, "GPUs, all at once (gang)")
 	f.Float64Var(&memGB, "mem", 0, "minimum memory per GPU in GB")
-	f.StringVar(&req.GPUModel, "model", "", "GPU model, e.g. H100 (matches part of the name)")
+	f.StringVar(&req.GPUModel, "gpu-type", "", "GPU model, e.g. H100 (matches part of the name)")
+	deprecatedAlias(cmd, "model", "gpu-type")
 	f.StringVarP(&priority, "priority", "p", "", "low, normal, high or critical (admins)")
 	f.StringVarP(&duration, "time", "t", "", "estimated run time, e.g. 90m or 2h (helps backfill and ETAs)")
 	f.StringVar(&req.Name, "name", "", "a name for the job")
@@ -96,7 +97,8 @@ func newSubmitCmd() *cobra.Command {
 	f.StringVar(&runtimeEnv, "runtime-env", "", `with --executor ray: Ray runtime_env as JSON, e.g. '{"pip": ["torch"]}'`)
 	f.StringVar(&req.Workdir, "workdir", "", "working directory (default: the current one)")
 	f.StringArrayVarP(&env, "env", "e", nil, "NAME=VALUE to set, repeatable")
-	f.StringVar(&req.JobType, "type", "", "job type, for learned run times")
+	f.StringVar(&req.JobType, "job-type", "", "job type, e.g. finetune-7b: run times are learned per type")
+	deprecatedAlias(cmd, "type", "job-type")
 	f.BoolVar(&asJSON, "json", false, "print the job as JSON")
 	f.StringVar(&idemKey, "idempotency-key", "", "for scripts that retry: the same key again returns the job it queued instead of queueing another")
 	f.BoolVar(&req.Checkpoint, "checkpoint", false, "the job saves its state on SIGTERM and resumes (GPUSCHED_RESTART_COUNT > 0): it may be preempted when it has had much GPU time")
