@@ -171,6 +171,9 @@ func authzRows() map[string]authzRow {
 		"GET /api/v1/jobs/:id/idle":                        {req: jobPath("/api/v1/jobs/%d/idle", ""), want: own(200, 404)},
 		"PUT /api/v1/jobs/:id/idle":                        {req: jobPath("/api/v1/jobs/%d/idle", `{"idle_ok":false}`), want: own(200, 404)},
 		"GET /admin/notifications":                         {want: adminPage(200)},
+		"POST /admin/notifications/channels":               {req: path("", "type=slack&url=https://hooks.slack.com/services/T0/B0/authz"), want: adminPost(200)},
+		"POST /admin/notifications/channels/:id/test":      {req: path("/admin/notifications/channels/999999/test", ""), want: adminPost(404)},
+		"POST /admin/notifications/channels/:id/delete":    {req: path("/admin/notifications/channels/999999/delete", ""), want: adminPost(404)},
 
 		// Time zone setting (calview): anyone signed in, for themselves.
 		"GET /settings/time-zone":  {want: page(200)},

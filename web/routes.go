@@ -217,6 +217,9 @@ func (s *Server) routes(o Options) {
 	adm.POST("/nodes/:name/undrain", h.AdminNodeUndrain)
 	adm.GET("/audit", h.AdminAudit)
 	adm.GET("/notifications", h.AdminNotifications)
+	adm.POST("/notifications/channels", h.AdminTeamChannelCreate)
+	adm.POST("/notifications/channels/:id/test", h.AdminTeamChannelTest)
+	adm.POST("/notifications/channels/:id/delete", h.AdminTeamChannelDelete)
 
 	if o.RiverUI != nil {
 		river := in.Group("/admin/river", adminOnly, sameOrigin)
