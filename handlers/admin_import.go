@@ -68,7 +68,7 @@ func (h *Handlers) adminImport(c echo.Context, dry bool) error {
 		return fail(http.StatusBadRequest, err)
 	}
 	for _, r := range res.Rows {
-		row := views.ImportPreviewRow{Row: r.Row, Status: r.Status, Email: r.Email, GPUs: r.GPUs, Reason: r.Reason}
+		row := views.ImportPreviewRow{Row: r.Row, Status: r.Status, Email: r.Email, GPUs: r.GPUs, Reason: r.Reason, Warning: r.Warning}
 		if !r.StartsAt.IsZero() && !r.EndsAt.IsZero() {
 			row.Window = zoneWindow(r.StartsAt, r.EndsAt, loc)
 		}
@@ -87,6 +87,11 @@ func (h *Handlers) adminImport(c echo.Context, dry bool) error {
 			row.What = "refused"
 		}
 		m.Rows = append(m.Rows, row)
+	}
+	if res.Warnings > 0 {
+		m.Warning = fmt.Sprintf("%d %s its owner over the limit of upcoming and active bookings a member may make. "+
+			"An admin's import is exempt, so %s imported all the same; those members cannot book more until some end.",
+			res.Warnings, pick(res.Warnings == 1, "row takes", "rows take"), pick(res.Warnings == 1, "it is", "they are"))
 	}
 	status := http.StatusOK
 	switch {

@@ -44,11 +44,15 @@ func (h *Handlers) BookingCreate(c echo.Context) error {
 // share it.
 func (h *Handlers) createBooking(ctx context.Context, tx *models.Tx, u *models.User, r *api.BookingRequest) (*models.BookingRow, error) {
 	now := h.Now()
-	b, ids, err := bookingFrom(u, r, h.Config.Bookings, now)
+	lim, err := h.bookingLimits(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
-	if err := models.CreateBooking(ctx, tx, b, ids, h.Config.Bookings.WithDefaults().MaxLive, now); err != nil {
+	b, ids, err := bookingFrom(u, r, lim, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := models.CreateBooking(ctx, tx, b, ids, lim.MaxLive, now); err != nil {
 		return nil, bookingError(err, userZone(u))
 	}
 	return &models.BookingRow{Booking: *b, OwnerEmail: u.Email, GPUIDs: ids}, nil

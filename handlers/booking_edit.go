@@ -40,8 +40,12 @@ func (h *Handlers) BookingEdit(c echo.Context) error {
 func (h *Handlers) editBooking(ctx context.Context, u *models.User, id int64, p *api.BookingPatch) (*models.BookingRow, error) {
 	now := h.Now()
 	err := h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
-		_, err := models.EditBooking(ctx, tx, id, u.ID, u.IsAdmin(), func(cur *models.BookingRow) (models.BookingChange, error) {
-			return bookingChange(cur, p, h.Config.Bookings, now, userZone(u))
+		lim, err := h.bookingLimits(ctx, tx)
+		if err != nil {
+			return err
+		}
+		_, err = models.EditBooking(ctx, tx, id, u.ID, u.IsAdmin(), func(cur *models.BookingRow) (models.BookingChange, error) {
+			return bookingChange(cur, p, lim, now, userZone(u))
 		}, now)
 		return err
 	})

@@ -59,11 +59,14 @@ func (h *Handlers) importBookings(ctx context.Context, body io.Reader, loc *time
 	if err != nil {
 		return nil, Errorf(http.StatusBadRequest, api.CodeInvalidCSV, "the sheet cannot be read: %v", err)
 	}
-	lim := h.Config.Bookings.WithDefaults()
-	o.MaxGPUs, o.MaxLength, o.MaxAhead = lim.MaxGPUs, lim.MaxLength, lim.MaxAhead
 	o.Zone = loc // the rows' reasons name times as the sheet does
 	var res *api.ImportReport
 	err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+		lim, err := h.bookingLimits(ctx, tx)
+		if err != nil {
+			return err
+		}
+		o.MaxGPUs, o.MaxLength, o.MaxAhead, o.MaxLive = lim.MaxGPUs, lim.MaxLength, lim.MaxAhead, lim.MaxLive
 		res, err = models.ImportBookings(ctx, tx, rows, o, h.Now())
 		return err
 	})

@@ -1,6 +1,14 @@
 package handlers
 
-import "time"
+import (
+	"context"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
 
 // BookingLimits bounds what one user may book in the calendar. A zero field
 // takes its default.
@@ -18,6 +26,34 @@ const (
 	defaultBookingMaxLength = 72 * time.Hour
 	defaultBookingMaxLive   = 5
 )
+
+// Over returns l (the server's limits, from its environment) with each limit
+// the policy's booking_limits section sets in its place.
+func (l BookingLimits) Over(p scheduler.BookingLimits) BookingLimits {
+	if p.MaxGPUs > 0 {
+		l.MaxGPUs = p.MaxGPUs
+	}
+	if p.MaxAhead > 0 {
+		l.MaxAhead = time.Duration(p.MaxAhead)
+	}
+	if p.MaxLength > 0 {
+		l.MaxLength = time.Duration(p.MaxLength)
+	}
+	if p.MaxLive > 0 {
+		l.MaxLive = p.MaxLive
+	}
+	return l
+}
+
+// bookingLimits are the limits in force: the policy's, else the server's
+// defaults, every one set.
+func (h *Handlers) bookingLimits(ctx context.Context, db bun.IDB) (BookingLimits, error) {
+	cfg, err := models.SchedulerConfig(ctx, db)
+	if err != nil {
+		return BookingLimits{}, err
+	}
+	return h.Config.Bookings.WithDefaults().Over(cfg.BookingLimits), nil
+}
 
 // WithDefaults returns l with every zero field set to its default.
 func (l BookingLimits) WithDefaults() BookingLimits {

@@ -90,6 +90,10 @@ func (h *Handlers) createSeries(ctx context.Context, tx *models.Tx, u *models.Us
 	if err != nil {
 		return 0, nil, err
 	}
+	lim, err := h.bookingLimits(ctx, tx)
+	if err != nil {
+		return 0, nil, err
+	}
 	windows, err := seriesWindows(r, loc)
 	if err != nil {
 		return 0, nil, err
@@ -99,7 +103,7 @@ func (h *Handlers) createSeries(ctx context.Context, tx *models.Tx, u *models.Us
 	rows := make([]models.BookingRow, 0, len(windows))
 	for i, w := range windows {
 		req := api.BookingRequest{GPUCount: r.GPUCount, GPUModel: r.GPUModel, GPUIDs: r.GPUIDs, Note: r.Note, StartsAt: w[0], EndsAt: w[1]}
-		b, gids, err := bookingFrom(u, &req, h.Config.Bookings, now)
+		b, gids, err := bookingFrom(u, &req, lim, now)
 		if err != nil {
 			var apiErr *APIError
 			if errors.As(err, &apiErr) {
@@ -111,7 +115,7 @@ func (h *Handlers) createSeries(ctx context.Context, tx *models.Tx, u *models.Us
 		bs, ids = append(bs, b), gids
 		rows = append(rows, models.BookingRow{Booking: *b, OwnerEmail: u.Email, GPUIDs: gids})
 	}
-	id, err := models.CreateSeries(ctx, tx, bs, ids, h.Config.Bookings.WithDefaults().MaxLive, now)
+	id, err := models.CreateSeries(ctx, tx, bs, ids, lim.MaxLive, now)
 	var serr *models.SeriesClashError
 	if errors.As(err, &serr) {
 		return 0, rows, err

@@ -48,27 +48,34 @@ func (h *Handlers) NotificationsReadPage(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/notifications")
 }
 
-// AdminNotifications handles GET /admin/notifications: dead deliveries.
+// AdminNotifications handles GET /admin/notifications: the team's
+// channels, with the form to add one, and dead deliveries.
 func (h *Handlers) AdminNotifications(c echo.Context) error {
+	return h.renderAdminNotifications(c, http.StatusOK, views.AdminNotifications{})
+}
+
+// renderAdminNotifications fills m with the team channels and the dead
+// deliveries and renders the page.
+func (h *Handlers) renderAdminNotifications(c echo.Context, status int, m views.AdminNotifications) error {
 	ctx := c.Request().Context()
 	dead, err := models.Deliveries(ctx, h.DB.Bun, 0, models.DeliveryDead, 200)
 	if err != nil {
 		return err
 	}
-	rows, err := h.deliveryRows(c, dead)
-	if err != nil {
+	if m.Dead, err = h.deliveryRows(c, dead); err != nil {
 		return err
 	}
-	m := views.AdminNotifications{Dead: rows}
 	team, err := models.TeamChannels(ctx, h.DB.Bun)
 	if err != nil {
 		return err
 	}
 	for i := range team {
-		j := channelJSON(h.opened(&team[i]))
-		m.Team = append(m.Team, views.ChannelRow{ID: j.ID, Type: j.Type, Target: j.URL + j.Address, RatePerMinute: j.RatePerMinute})
+		j := channelJSON(h.opened(&team[i].NotificationChannel))
+		m.Team = append(m.Team, views.TeamChannelRow{ChannelRow: views.ChannelRow{ID: j.ID, Type: j.Type, Target: j.URL + j.Address,
+			RatePerMinute: j.RatePerMinute}, FromEnv: team[i].FromEnv, InUse: team[i].InUse})
 	}
-	return render(c, http.StatusOK, views.AdminNotificationsPage(h.Page(c, "Notifications", "admin"), m))
+	m.CSRF = csrfToken(c)
+	return render(c, status, views.AdminNotificationsPage(h.Page(c, "Notifications", "admin"), m))
 }
 
 func (h *Handlers) deliveryRows(c echo.Context, list []models.Notification) ([]views.DeliveryRow, error) {

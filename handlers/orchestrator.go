@@ -80,29 +80,44 @@ func (h *Handlers) setPaused(c echo.Context, paused bool) error {
 }
 
 // OrchestratorPolicies handles GET /api/v1/orchestrator/policies: the
-// policy in force and the named presets.
+// policy in force, bare, in the shape PUT takes, so that a script can read,
+// change and send it back.
 func (h *Handlers) OrchestratorPolicies(c echo.Context) error {
 	cfg, err := models.SchedulerConfig(c.Request().Context(), h.DB.Bun)
 	if err != nil {
 		return err
 	}
-	presets := map[string]scheduler.Config{}
-	for _, name := range scheduler.PresetNames() {
-		p, _ := scheduler.Preset(name)
-		presets[name] = p
-	}
-	return c.JSON(http.StatusOK, map[string]any{"policy": cfg, "presets": presets})
+	return c.JSON(http.StatusOK, cfg)
 }
 
-// policyBody is the body of PUT /orchestrator/policies: a whole policy, or
-// {"preset": "name"}.
+// PresetJSON is one named preset of GET /orchestrator/policies/presets:
+// what it does, when to choose it, and the whole policy it stands for.
+type PresetJSON struct {
+	scheduler.PresetInfo
+	Policy scheduler.Config `json:"policy"`
+}
+
+// OrchestratorPresets handles GET /api/v1/orchestrator/policies/presets:
+// the named presets PUT takes as {"preset": "name"}, explained.
+func (h *Handlers) OrchestratorPresets(c echo.Context) error {
+	out := []PresetJSON{}
+	for _, p := range scheduler.Presets() {
+		cfg, _ := scheduler.Preset(p.Name)
+		out = append(out, PresetJSON{PresetInfo: p, Policy: cfg})
+	}
+	return c.JSON(http.StatusOK, map[string]any{"presets": out})
+}
+
+// policyBody is the body of PUT /orchestrator/policies: a whole policy (as
+// GET answers it), or {"preset": "name"}.
 type policyBody struct {
 	scheduler.Config
 	Preset string `json:"preset"`
 }
 
 // OrchestratorPutPolicies handles PUT /api/v1/orchestrator/policies
-// (admins): validate, store, audit; the next pass applies it.
+// (admins): validate, store, audit; the next pass applies it. The answer is
+// the policy in force, as GET gives it.
 func (h *Handlers) OrchestratorPutPolicies(c echo.Context) error {
 	var b policyBody
 	if err := decodeJSON(c, &b); err != nil {
@@ -122,7 +137,7 @@ func (h *Handlers) OrchestratorPutPolicies(c echo.Context) error {
 	if err := h.savePolicy(c, cfg); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"policy": cfg})
+	return h.OrchestratorPolicies(c)
 }
 
 // savePolicy puts cfg in force on behalf of the signed-in admin, audited

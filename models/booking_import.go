@@ -33,6 +33,10 @@ type ImportOptions struct {
 	MaxGPUs   int
 	MaxLength time.Duration
 	MaxAhead  time.Duration
+	// MaxLive is the live bookings a member may have (0: no limit). An
+	// import is not held to it: a row that takes its owner over is
+	// imported with a warning.
+	MaxLive int
 	// Zone is where the rows' reasons say their times (the importer's
 	// zone); nil is UTC.
 	Zone *time.Location
@@ -136,7 +140,13 @@ func ImportBookings(ctx context.Context, tx bun.IDB, rows []bookingcsv.Row, o Im
 		}
 		out.Status = ImportCreate
 	}
+	if err := warnLiveLimit(ctx, tx, res, owners, o.MaxLive, now); err != nil {
+		return nil, err
+	}
 	for _, r := range res.Rows {
+		if r.Warning != "" {
+			res.Warnings++
+		}
 		switch r.Status {
 		case ImportCreate:
 			res.Create++

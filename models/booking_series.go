@@ -107,14 +107,16 @@ func checkLiveLimit(ctx context.Context, tx bun.IDB, userID int64, maxLive int, 
 	if maxLive <= 0 {
 		return nil
 	}
-	var n int64
-	err := liveBookings(tx.NewSelect().Model((*Booking)(nil))).ColumnExpr("count(DISTINCT COALESCE(booking.series_id, -booking.id))").
-		Where("booking.kind = ?", BookingKindBooking).Where("booking.user_id = ?", userID).Where("booking.ends_at > ?", now).Scan(ctx, &n)
+	n, err := liveBookingCount(ctx, tx, userID, now)
 	if err != nil {
-		return fmt.Errorf("models: count live bookings: %w", err)
+		return err
 	}
 	if n >= int64(maxLive) {
-		return fmt.Errorf("%w: you have %d upcoming or active bookings, the most allowed is %d", ErrBookingLimit, n, maxLive)
+		noun := "bookings"
+		if n == 1 {
+			noun = "booking"
+		}
+		return fmt.Errorf("%w: you have %d upcoming or active %s, the most allowed is %d", ErrBookingLimit, n, noun, maxLive)
 	}
 	return nil
 }
@@ -143,4 +145,16 @@ func CancelSeries(ctx context.Context, tx bun.IDB, id, actorID int64, admin bool
 		return 0, err
 	}
 	return int(n), Signal(ctx, tx, ChannelBookings, fmt.Sprintf("series:%d", id))
+}
+
+// liveBookingCount is how many upcoming or active bookings a user has, a
+// series counting once: what the live-booking limit counts.
+func liveBookingCount(ctx context.Context, tx bun.IDB, userID int64, now time.Time) (int64, error) {
+	var n int64
+	err := liveBookings(tx.NewSelect().Model((*Booking)(nil))).ColumnExpr("count(DISTINCT COALESCE(booking.series_id, -booking.id))").
+		Where("booking.kind = ?", BookingKindBooking).Where("booking.user_id = ?", userID).Where("booking.ends_at > ?", now).Scan(ctx, &n)
+	if err != nil {
+		return 0, fmt.Errorf("models: count live bookings: %w", err)
+	}
+	return n, nil
 }

@@ -71,30 +71,6 @@ func DeleteChannel(ctx context.Context, db bun.IDB, userID, id int64) error {
 	return nil
 }
 
-// EnsureTeamChannel makes sure the one server-wide channel of a type (no
-// owner) points at target; an empty target removes it. Serve calls it at
-// start with its configuration (GPUSCHED_SLACK_WEBHOOK_URL).
-func EnsureTeamChannel(ctx context.Context, db bun.IDB, box *SecretBox, typ, target string) error {
-	var team []NotificationChannel
-	if err := db.NewSelect().Model(&team).Where("user_id IS NULL AND type = ?", typ).Scan(ctx); err != nil {
-		return fmt.Errorf("models: team %s channels: %w", typ, err)
-	}
-	kept := false
-	for _, ch := range team {
-		if t, err := box.Open(ch.Target); err == nil && t == target && !kept {
-			kept = true
-			continue
-		}
-		if _, err := db.NewDelete().Model((*NotificationChannel)(nil)).Where("id = ?", ch.ID).Exec(ctx); err != nil {
-			return fmt.Errorf("models: replace team %s channel: %w", typ, err)
-		}
-	}
-	if target == "" || kept {
-		return nil
-	}
-	return CreateChannel(ctx, db, &NotificationChannel{Type: typ, Target: box.Seal(target), CreatedAt: time.Now()})
-}
-
 // EventTest is the name of the message sent by a channel's test button; it
 // is not in the catalogue and no preference chooses it.
 const EventTest = "notification.test"
@@ -115,11 +91,3 @@ func SendTest(ctx context.Context, tx *Tx, ch *NotificationChannel, now time.Tim
 	return id, EnqueueDeliveries(ctx, tx, []int64{id})
 }
 
-// TeamChannels returns the channels without an owner.
-func TeamChannels(ctx context.Context, db bun.IDB) ([]NotificationChannel, error) {
-	var out []NotificationChannel
-	if err := db.NewSelect().Model(&out).Where("user_id IS NULL").OrderExpr("id").Scan(ctx); err != nil {
-		return nil, fmt.Errorf("models: team channels: %w", err)
-	}
-	return out, nil
-}

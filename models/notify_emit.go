@@ -98,9 +98,9 @@ func Emit(ctx context.Context, tx *Tx, ev NotifyEvent, now time.Time) error {
 		}
 	}
 	if slices.Contains(TeamEvents, ev.Name) {
-		var team []NotificationChannel
-		if err := tx.NewSelect().Model(&team).Where("user_id IS NULL").OrderExpr("id").Scan(ctx); err != nil {
-			return fmt.Errorf("models: team channels: %w", err)
+		team, err := TeamChannelsInUse(ctx, tx)
+		if err != nil {
+			return err
 		}
 		for _, ch := range team {
 			id, err := insertNotification(ctx, tx, &ev, nil, &ch.ID, ch.Type, fmt.Sprintf("channel:%d", ch.ID), body, now)

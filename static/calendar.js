@@ -250,7 +250,10 @@
     }
     if (!e.target || e.target.id !== "calendar") return;
     var sc = e.target.querySelector(".calendar-scroll");
-    if (sc) sc.scrollLeft = scrollLeft;
+    if (sc) {
+      sc.scrollLeft = scrollLeft;
+      sc._placed = true;
+    }
     if (!sel) return;
     var grid = e.target.querySelector("[data-calendar]");
     if (!grid) { sel = null; return; }
@@ -261,4 +264,24 @@
     sel.rows = rows;
     draw();
   });
+  // The day view opens at the working day: its first hour not greyed as
+  // off, or now when now is further on; the rest of the day, to 24:00, is
+  // a scroll away.
+  function openAtWorkingDay() {
+    var sc = document.querySelector(".calendar-scroll.cg-view-day");
+    if (!sc || sc._placed) return;
+    sc._placed = true;
+    var cols = sc.querySelectorAll(".cg-head .cg-col");
+    var x = 0;
+    for (var i = 0; i < cols.length; i++) {
+      if (!cols[i].classList.contains("is-off")) { x = cols[i].offsetLeft; break; }
+    }
+    var now = sc.querySelector("[data-testid=now-marker]");
+    var label = sc.querySelector(".cg-head .cg-label");
+    var room = sc.clientWidth - (label ? label.offsetWidth : 0);
+    if (now && now.offsetLeft > x + room * 0.8) x = now.offsetLeft - room / 3;
+    sc.scrollLeft = x;
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", openAtWorkingDay);
+  else openAtWorkingDay();
 })();

@@ -1,6 +1,10 @@
 package views
 
-import "github.com/a-h/templ"
+import (
+	"strings"
+
+	"github.com/a-h/templ"
+)
 
 // adminTab is one admin section.
 type adminTab struct {
@@ -15,6 +19,7 @@ var adminTabs = []adminTab{
 	{"policies", "Policies", "/admin/policies"},
 	{"nodes", "Nodes", "/admin/nodes"},
 	{"audit", "Audit log", "/admin/audit"},
+	{"import", "Import bookings", "/admin/import"},
 	{"river", "Background jobs", "/admin/river"},
 }
 
@@ -52,14 +57,54 @@ type AdminTeam struct {
 	Members int
 }
 
-// AdminPolicies is the scheduling policy page: the policy as JSON, the
-// presets, and the preview of the queue under the proposed policy.
+// AdminPolicies is the scheduling policy page: the presets explained, the
+// policy as a form (each key with its unit, default and any error beside
+// it), the JSON editor for experts, and the preview of the queue under the
+// proposed policy.
 type AdminPolicies struct {
-	JSON    string
-	Presets []string
-	Error   string
-	Saved   bool
-	Preview *PolicyPreview
+	Presets  []PresetChoice
+	Sections []PolicySection
+	JSON     string
+	// JSONOpen unfolds the JSON editor (it was used); JSONError is its error.
+	JSONOpen  bool
+	JSONError string
+	Error     string // the form's error that is about no one field
+	Saved     bool
+	Preview   *PolicyPreview
+}
+
+// PresetChoice is one preset of the form: what it does, when to choose it.
+type PresetChoice struct {
+	Name, Summary, UseWhen string
+	Checked                bool
+}
+
+// PolicySection is a fieldset of the policy form; a closed one is folded
+// unless one of its fields has an error.
+type PolicySection struct {
+	Title, Help string
+	Open        bool
+	Fields      []PolicyField
+}
+
+// PolicyField is one key of the policy: Key is its JSON path and the form
+// field's name; Kind is "bool", "select", "float", "int" or text kinds.
+type PolicyField struct {
+	Key, Label, Kind, Value, Unit, Default, Help, Error string
+	Options                                             []Option
+}
+
+// ID is the field's element id.
+func (f PolicyField) ID() string { return "p-" + strings.ReplaceAll(f.Key, ".", "-") }
+
+// HasError reports whether a field of the section has an error.
+func (s PolicySection) HasError() bool {
+	for _, f := range s.Fields {
+		if f.Error != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // PolicyPreview is what one scheduling pass would do now under a policy.

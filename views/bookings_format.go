@@ -32,9 +32,10 @@ func lanesHeight(n int) templ.SafeCSS {
 	return templ.SafeCSS("height:" + strconv.FormatFloat(float64(max(n, 1))*laneRem+0.25, 'f', 2, 64) + "rem")
 }
 
-// barStyle2 places a bar: its span, its lane, and its label's least width.
+// barStyle2 places a bar: its span and its lane. It is as wide as its
+// span; its label may run on past it (the lanes keep room for it).
 func barStyle2(b calgrid.Bar, lane int) templ.SafeCSS {
-	return templ.SafeCSS(fmt.Sprintf("left:%s%%;width:%s%%;min-width:%dch;top:%.2frem", pctStr(b.Left), pctStr(b.Width), b.MinCh, float64(lane)*laneRem+0.15))
+	return templ.SafeCSS(fmt.Sprintf("left:%s%%;width:%s%%;top:%.2frem", pctStr(b.Left), pctStr(b.Width), float64(lane)*laneRem+0.15))
 }
 
 func barClass(b calgrid.Bar) string {

@@ -10,6 +10,7 @@ type AdminImport struct {
 	SkipInvalid bool
 	Rows        []ImportPreviewRow
 	Summary     string
+	Warning     string // about the rows with a warning, when there are some
 	CanConfirm  bool // the preview found rows to write, and they may be written
 	Confirmed   bool // this is the outcome of a confirmed import
 	Error       string
@@ -25,5 +26,6 @@ type ImportPreviewRow struct {
 	GPUs      string
 	Window    string // in the chosen zone
 	Reason    string
+	Warning   string // imported all the same: its owner goes over the live-booking limit
 	BookingID int64
 }

@@ -83,11 +83,24 @@ type NotifySettings struct {
 	Saved      string
 }
 
-// AdminNotifications is the admin page of dead deliveries and team channels.
+// AdminNotifications is the admin page of the team's channels (with the
+// form to add one) and dead deliveries.
 type AdminNotifications struct {
+	CSRF string
 	Dead []DeliveryRow
-	// Team are the channels without an owner (GPUSCHED_SLACK_WEBHOOK_URL).
-	Team []ChannelRow
+	// Team are the channels without an owner: the ones admins set here and
+	// the one from GPUSCHED_SLACK_WEBHOOK_URL.
+	Team      []TeamChannelRow
+	NewSecret string // a just-added webhook's secret, shown once
+	Error     string
+	Saved     string
+}
+
+// TeamChannelRow is one team channel: FromEnv when the server's
+// environment set it; InUse when team events go to it now.
+type TeamChannelRow struct {
+	ChannelRow
+	FromEnv, InUse bool
 }
 
 // idleCountdown is the time left until at, "now" once past.

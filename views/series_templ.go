@@ -202,7 +202,7 @@ func seriesBody(f SeriesForm) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "\" required></div><div class=\"field\"><label for=\"series-model\">Type</label> <select id=\"series-model\" name=\"gpu_model\"><option value=\"\">any</option> ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "\" required></div><div class=\"field\"><label for=\"series-model\">GPU type</label> <select id=\"series-model\" name=\"gpu_model\"><option value=\"\">any</option> ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

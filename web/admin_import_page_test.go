@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bytes"
+	"fmt"
 	"html"
 	"io"
 	"mime/multipart"
@@ -10,8 +11,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
+	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
 var confirmSheet = regexp.MustCompile(`(?s)<textarea name="sheet" hidden>(.*?)</textarea>`)
@@ -71,5 +74,53 @@ func TestAdminImportPage(t *testing.T) {
 	}
 	if st, _ := calGet(t, s, member, "/admin/import"); st != 403 {
 		t.Fatalf("a member opens the import page: %d", st)
+	}
+}
+
+// The import is linked from every admin page. A sheet that gives a member
+// more live bookings than members may make (5 by default) is previewed with
+// a warning on those rows and imported all the same: an admin's import is
+// exempt from the limit; the member still meets it when booking herself.
+func TestAdminImportLiveLimit(t *testing.T) {
+	t.Parallel()
+	s := withNode(t, 8)
+	root := s.Login(t, "root@example.com")
+	s.Login(t, "ana@example.com")
+	ana, err := models.GetUserByEmail(t.Context(), s.DB.Bun, "ana@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	anaTok, _, err := models.CreateUserToken(t.Context(), s.DB.Bun, ana.ID, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, page := fetchPage(t, s, root, "/admin/users"); !strings.Contains(page, `href="/admin/import"`) {
+		t.Error("the admin pages do not link the import")
+	}
+	rows := []string{"email,gpus,gpu_model,node,gpu_ids,start,end,note"}
+	day := time.Now().UTC().AddDate(0, 0, 1).Format("2006-01-02")
+	for h := 8; h < 15; h++ { // 7 bookings, one an hour
+		rows = append(rows, fmt.Sprintf("ana@example.com,1,,,,%s %02d:00,%s %02d:00,", day, h, day, h+1))
+	}
+	sheet := strings.Join(rows, "\n") + "\n"
+	st, body := uploadSheet(t, s, root, sheet, url.Values{"tz": {"UTC"}})
+	text := humanText(t, body)
+	if st != 200 || !strings.Contains(body, `data-testid="import-confirm"`) {
+		t.Fatalf("preview: %d", st)
+	}
+	for _, want := range []string{"7 rows take its owner over the limit", "ana@example.com will have 7 upcoming or active bookings, over the 5 a member may make"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the preview does not warn %q:\n%s", want, text)
+		}
+	}
+	m := confirmSheet.FindStringSubmatch(body)
+	st, page, _ := postForm(t, s, root, "/admin/import/confirm", url.Values{"tz": {"UTC"}, "sheet": {html.UnescapeString(m[1])}})
+	if st != 201 || !strings.Contains(page, "Imported 7 bookings.") || countBookings(t, s) != 7 {
+		t.Fatalf("confirm over the limit: %d, %d bookings", st, countBookings(t, s))
+	}
+	later := time.Now().UTC().AddDate(0, 0, 2).Truncate(time.Hour)
+	if st, b := s.Do(t, "POST", "/api/v1/bookings", anaTok, fmt.Sprintf(`{"gpu_count":1,"starts_at":%q,"ends_at":%q}`,
+		later.Format(time.RFC3339), later.Add(time.Hour).Format(time.RFC3339))); st != 409 || !strings.Contains(string(b), "you have 7 upcoming or active bookings") {
+		t.Errorf("ana books an eighth herself: %d %s", st, b)
 	}
 }

@@ -81,6 +81,7 @@ func TestAPISpeaksSnakeCase(t *testing.T) {
 		{"/api/v1/bookings", member},
 		{"/api/v1/orchestrator/status", member},
 		{"/api/v1/orchestrator/policies", member},
+		{"/api/v1/orchestrator/policies/presets", member},
 		{"/api/v1/usage?range=day", member},
 	}
 	free := map[string]bool{"env": true, "node_selector": true, "presets": true}

@@ -89,14 +89,14 @@ func TestLeaseTTLDefaultAndCap(t *testing.T) {
 	// An admin sets the lease rules; an inconsistent set is refused.
 	put := func(leases string) (int, []byte) {
 		_, cur := s.Do(t, "GET", "/api/v1/orchestrator/policies", admin, "")
-		var got struct{ Policy map[string]any }
+		var got map[string]any
 		mustJSON(t, cur, &got)
 		var l any
 		if err := json.Unmarshal([]byte(leases), &l); err != nil {
 			t.Fatal(err)
 		}
-		got.Policy["leases"] = l
-		b, _ := json.Marshal(got.Policy)
+		got["leases"] = l
+		b, _ := json.Marshal(got)
 		return s.Do(t, "PUT", "/api/v1/orchestrator/policies", admin, string(b))
 	}
 	if status, body := put(`{"default_ttl":"2h","max_ttl":"1h"}`); status != 400 || !contains(body, "leases.default_ttl (2h0m0s) must not exceed leases.max_ttl (1h0m0s)") {

@@ -43,14 +43,12 @@ func startIdleNode(t *testing.T, s *testserver.Server, spec string) {
 func putIdlePolicy(t *testing.T, s *testserver.Server, adminTok string, idle map[string]any) {
 	t.Helper()
 	_, b := s.Do(t, "GET", "/api/v1/orchestrator/policies", adminTok, "")
-	var cur struct {
-		Policy map[string]any `json:"policy"`
-	}
+	var cur map[string]any
 	mustJSON(t, b, &cur)
 	for k, v := range idle {
-		cur.Policy[k] = v
+		cur[k] = v
 	}
-	body, _ := json.Marshal(cur.Policy)
+	body, _ := json.Marshal(cur)
 	if st, b := s.Do(t, "PUT", "/api/v1/orchestrator/policies", adminTok, string(body)); st != 200 {
 		t.Fatalf("put policy: %d %s", st, b)
 	}

@@ -27,14 +27,12 @@ func TestPolicyRetention(t *testing.T) {
 			t.Fatalf("GET policies: %d %s", st, body)
 		}
 		var out struct {
-			Policy struct {
-				Retention map[string]string `json:"retention"`
-			} `json:"policy"`
+			Retention map[string]string `json:"retention"`
 		}
 		if err := json.Unmarshal(body, &out); err != nil {
 			t.Fatalf("%v: %s", err, body)
 		}
-		return out.Policy.Retention
+		return out.Retention
 	}
 	defaults := map[string]string{"idempotency_keys": "1d", "job_events": "90d", "node_commands": "90d",
 		"notifications": "30d", "audit_log": "400d"}

@@ -59,6 +59,7 @@ func (s *Server) routes(o Options) {
 	// End of booking edits (API).
 	user.GET("/orchestrator/status", h.OrchestratorStatus)
 	user.GET("/orchestrator/policies", h.OrchestratorPolicies)
+	user.GET("/orchestrator/policies/presets", h.OrchestratorPresets)
 	user.GET("/usage", h.UsageData) // the usage page's data
 	// Notifications: preferences, channels, in-app list.
 	user.GET("/me/notifications", h.NotifyPrefs)
@@ -216,6 +217,9 @@ func (s *Server) routes(o Options) {
 	adm.POST("/nodes/:name/undrain", h.AdminNodeUndrain)
 	adm.GET("/audit", h.AdminAudit)
 	adm.GET("/notifications", h.AdminNotifications)
+	adm.POST("/notifications/channels", h.AdminTeamChannelCreate)
+	adm.POST("/notifications/channels/:id/test", h.AdminTeamChannelTest)
+	adm.POST("/notifications/channels/:id/delete", h.AdminTeamChannelDelete)
 
 	if o.RiverUI != nil {
 		river := in.Group("/admin/river", adminOnly, sameOrigin)

@@ -21,6 +21,9 @@ type ImportRow struct {
 	Note      string    `json:"note,omitempty"`
 	BookingID int64     `json:"booking_id,omitempty"`
 	NewUser   bool      `json:"new_user,omitempty"`
+	// Warning: the row is imported, but something needs a look (its owner
+	// goes over the live-booking limit members are held to).
+	Warning string `json:"warning,omitempty"`
 }
 
 // ImportReport is the answer of POST /api/v1/bookings/import: per row what
@@ -32,10 +35,12 @@ type ImportReport struct {
 	Create   int         `json:"create"`
 	Existing int         `json:"existing"`
 	Invalid  int         `json:"invalid"`
-	DryRun   bool        `json:"dry_run"`
-	Written  bool        `json:"written"`
-	Error    string      `json:"error,omitempty"`
-	Code     string      `json:"code,omitempty"`
+	// Warnings counts the rows with a warning.
+	Warnings int    `json:"warnings,omitempty"`
+	DryRun   bool   `json:"dry_run"`
+	Written  bool   `json:"written"`
+	Error    string `json:"error,omitempty"`
+	Code     string `json:"code,omitempty"`
 }
 
 // ImportOptions are the query of an import.

@@ -9,13 +9,14 @@ import (
 )
 
 // labelPxPerCh and trackPx estimate how wide a label is against the view:
-// the page draws the week at least 1176 px wide (7 px an hour) and a day at
-// least 1536 px (64 px an hour), and a label character is about 7 px.
+// the page draws the week at least 1092 px wide (6.5 px an hour, so that
+// the week and its labels fit a 1400 px screen) and a day at least 1536 px
+// (64 px an hour), and a label character is about 7 px.
 const labelPxPerCh = 7.5
 
 // TrackPx is the least width, in CSS pixels, the page gives each view's
 // time axis; lanes are packed so that labels fit at that width.
-var TrackPx = map[string]float64{Week: 1176, Day: 1536}
+var TrackPx = map[string]float64{Week: 1092, Day: 1536}
 
 // Compute lays out the calendar.
 func Compute(in Input) Layout {

@@ -14,26 +14,12 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
-// bookTimeLayouts are the accepted forms of --from and --until.
-var bookTimeLayouts = []string{time.RFC3339, "2006-01-02 15:04", "2006-01-02T15:04"}
-
-// parseBookTime reads an RFC 3339 time, or "YYYY-MM-DD HH:MM" in the local
-// time zone.
-func parseBookTime(flag, s string) (time.Time, error) {
-	for _, l := range bookTimeLayouts {
-		if t, err := time.ParseInLocation(l, s, time.Local); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("--%s %q: give a time like \"2026-11-23 09:00\" (local time) or 2026-11-23T09:00:00Z", flag, s)
-}
-
 func newBookCmd() *cobra.Command {
 	var req api.BookingRequest
 	var from, until, ids string
 	var length time.Duration
 	cmd := &cobra.Command{
-		Use:   "book -g N [--type T | --gpu-ids 3,4] --from TIME (--until TIME | --for 8h)",
+		Use:   "book -g N [--gpu-type T | --gpu-ids 3,4] --from TIME (--until TIME | --for 8h)",
 		Short: "Book GPUs for a time window in the calendar",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -41,14 +27,14 @@ func newBookCmd() *cobra.Command {
 			if from == "" {
 				return fmt.Errorf("--from is required")
 			}
-			if req.StartsAt, err = parseBookTime("from", from); err != nil {
+			if req.StartsAt, err = flagTime("from", from); err != nil {
 				return err
 			}
 			switch {
 			case until != "" && length != 0:
 				return fmt.Errorf("give --until or --for, not both")
 			case until != "":
-				if req.EndsAt, err = parseBookTime("until", until); err != nil {
+				if req.EndsAt, err = flagTime("until", until); err != nil {
 					return err
 				}
 			case length > 0:
@@ -75,7 +61,7 @@ func newBookCmd() *cobra.Command {
 			}
 			b, err := c.Book(cmd.Context(), req)
 			if err != nil {
-				return err
+				return withFlagNames(err, bookingFlags)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "booking %d: %s, %s – %s\n", b.ID, bookingGPUs(*b),
 				b.StartsAt.Local().Format("Mon 2 Jan 15:04"), b.EndsAt.Local().Format("Mon 2 Jan 15:04 MST"))
@@ -83,9 +69,10 @@ func newBookCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().IntVarP(&req.GPUCount, "gpus", "g", 1, "how many GPUs")
-	cmd.Flags().StringVar(&req.GPUModel, "type", "", "GPU type, e.g. H100 (default: any)")
+	cmd.Flags().StringVar(&req.GPUModel, "gpu-type", "", "GPU model, e.g. H100 (default: any)")
+	deprecatedAlias(cmd, "type", "gpu-type")
 	cmd.Flags().StringVar(&ids, "gpu-ids", "", "book these GPUs by id instead (comma-separated)")
-	cmd.Flags().StringVar(&from, "from", "", "start: \"2026-11-23 09:00\" (local time) or RFC 3339")
+	cmd.Flags().StringVar(&from, "from", "", "start: "+whenHelp)
 	cmd.Flags().StringVar(&until, "until", "", "end, like --from")
 	cmd.Flags().DurationVar(&length, "for", 0, "length instead of --until, e.g. 8h")
 	cmd.Flags().StringVar(&req.Note, "note", "", "what the booking is for")

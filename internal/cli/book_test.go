@@ -24,7 +24,7 @@ func TestBookCommands(t *testing.T) {
 	t.Setenv("GPUSCHED_TOKEN", tok)
 	from := time.Now().Add(24 * time.Hour).Truncate(time.Hour).Format("2006-01-02 15:04")
 
-	out, err := gpusched(t, "book", "-g", "2", "--type", "H100", "--from", from, "--for", "8h", "--note", "eval")
+	out, err := gpusched(t, "book", "-g", "2", "--gpu-type", "H100", "--from", from, "--for", "8h", "--note", "eval")
 	if err != nil || !regexp.MustCompile(`^booking \d+: 2 × H100, `).MatchString(out) {
 		t.Fatalf("book: %q %v", out, err)
 	}
@@ -32,7 +32,7 @@ func TestBookCommands(t *testing.T) {
 	if _, err := gpusched(t, "book", "-g", "1", "--from", from, "--for", "1h"); err == nil || !strings.Contains(err.Error(), "clashes with") {
 		t.Fatalf("a clashing booking: %v", err)
 	}
-	if _, err := gpusched(t, "book", "-g", "1", "--from", "tomorrow", "--for", "1h"); err == nil || !strings.Contains(err.Error(), "give a time like") {
+	if _, err := gpusched(t, "book", "-g", "1", "--from", "tomorrow", "--for", "1h"); err == nil || !strings.Contains(err.Error(), `--from: "tomorrow" needs a time of day`) {
 		t.Fatalf("a bad --from: %v", err)
 	}
 	out, err = gpusched(t, "bookings", "--mine")

@@ -24,7 +24,7 @@ func TestBookTimesInLocalZone(t *testing.T) {
 		{"2027-03-28T08:00:00-05:00", time.Date(2027, 3, 28, 13, 0, 0, 0, time.UTC)},
 		{"2027-03-28T08:00:00Z", time.Date(2027, 3, 28, 8, 0, 0, 0, time.UTC)},
 	} {
-		got, err := parseBookTime("from", tc.in)
+		got, err := flagTime("from", tc.in)
 		if err != nil || !got.Equal(tc.want) {
 			t.Errorf("%q: %v (%v), want %v", tc.in, got.UTC(), err, tc.want)
 		}

@@ -11,22 +11,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
-	"github.com/gpuscheduler/gpuscheduler/internal/bookingcsv"
 )
 
 // bookingsSubcommands are the calendar's edit, end, import and export.
 func bookingsSubcommands() []*cobra.Command {
 	return []*cobra.Command{newBookingsEditCmd(), newBookingsEndCmd(), newBookingsImportCmd(), newBookingsExportCmd(), newBookingsSeriesCmd()}
-}
-
-// cliTime reads a flag's time: RFC 3339, or a local time ("2026-11-23
-// 09:00") of the system's zone (TZ).
-func cliTime(flag, s string) (time.Time, error) {
-	t, err := bookingcsv.ParseTime(s, time.Local)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("--%s: %w", flag, err)
-	}
-	return t, nil
 }
 
 // printBooking writes one booking's line, times in the local zone.
@@ -54,7 +43,7 @@ func newBookingsEditCmd() *cobra.Command {
 			}
 			var p api.BookingPatch
 			if from != "" {
-				t, err := cliTime("from", from)
+				t, err := flagTime("from", from)
 				if err != nil {
 					return err
 				}
@@ -68,7 +57,7 @@ func newBookingsEditCmd() *cobra.Command {
 			case until != "" && length != 0:
 				return fmt.Errorf("give --until or --for, not both")
 			case until != "":
-				t, err := cliTime("until", until)
+				t, err := flagTime("until", until)
 				if err != nil {
 					return err
 				}
@@ -107,13 +96,13 @@ func newBookingsEditCmd() *cobra.Command {
 			}
 			b, err := c.EditBooking(cmd.Context(), id, p)
 			if err != nil {
-				return err
+				return withFlagNames(err, bookingFlags)
 			}
 			printBooking(cmd.OutOrStdout(), "changed", b)
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&from, "from", "", "new start: \"2026-11-23 09:00\" (local time) or RFC 3339")
+	cmd.Flags().StringVar(&from, "from", "", "new start: "+whenHelp)
 	cmd.Flags().StringVar(&until, "until", "", "new end, like --from")
 	cmd.Flags().DurationVar(&length, "for", 0, "new length from the (new) start instead of --until, e.g. 10h")
 	cmd.Flags().IntVarP(&gpus, "gpus", "g", 0, "new number of GPUs")

@@ -39,16 +39,20 @@ func TestBookingsEditEndImportExport(t *testing.T) {
 	if _, err := gpusched(t, "bookings", "edit", id, "-g", "3"); err == nil || !strings.Contains(err.Error(), "the cluster has 2") {
 		t.Fatalf("edit to more GPUs than exist: %v", err)
 	}
-	if _, err := gpusched(t, "bookings", "end", id); err == nil || !strings.Contains(err.Error(), "cancel it instead") {
-		t.Fatalf("end an upcoming booking: %v", err)
+	if _, err := gpusched(t, "bookings", "end", id); err == nil || !strings.Contains(err.Error(), "cancel it instead") ||
+		strings.Count(err.Error(), "booking "+id) != 1 {
+		t.Fatalf("end an upcoming booking: %v; want it said once which booking", err)
+	}
+	if _, err := gpusched(t, "bookings", "edit", id, "--note", strings.Repeat("n", 600)); err == nil || !strings.HasPrefix(err.Error(), "--note: ") {
+		t.Fatalf("a note too long: %v; want the flag named, not the API's field", err)
 	}
 
 	out, err = gpusched(t, "bookings", "series", "-g", "1", "--first", day, "--last", day, "--start", "20:00", "--end", "22:00", "--tz", "UTC", "--note", "demo")
-	if err != nil || !strings.Contains(out, "1 occurrences") || !strings.Contains(out, "22:00 UTC") {
+	if err != nil || !strings.Contains(out, "1 occurrence\n") || !strings.Contains(out, "22:00 UTC") {
 		t.Fatalf("series: %q %v", out, err)
 	}
 	sid := strings.TrimSuffix(strings.Fields(out)[1], ":")
-	if out, err = gpusched(t, "bookings", "series", "cancel", sid); err != nil || !strings.Contains(out, "1 occurrences canceled") {
+	if out, err = gpusched(t, "bookings", "series", "cancel", sid); err != nil || !strings.Contains(out, "1 occurrence canceled") {
 		t.Fatalf("series cancel: %q %v", out, err)
 	}
 	if _, err := gpusched(t, "bookings", "series", "--first", day, "--last", day, "--days", "funday"); err == nil {
@@ -61,14 +65,19 @@ func TestBookingsEditEndImportExport(t *testing.T) {
 	if err := os.WriteFile(sheet, []byte(csv), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A dry run fails as the import itself would, and says so.
 	out, err = gpusched(t, "bookings", "import", sheet, "--dry-run")
-	if err != nil || !strings.Contains(out, "would create") || !strings.Contains(out, "unknown GPU 7 on gpu-a") || !strings.Contains(out, "dry run: 1 to create") {
+	if err == nil || !strings.Contains(err.Error(), "the import would be refused: 1 of 2 rows are invalid") ||
+		!strings.Contains(out, "would create") || !strings.Contains(out, "unknown GPU 7 on gpu-a") || !strings.Contains(out, "dry run: 1 to create") {
 		t.Fatalf("import --dry-run: %q %v", out, err)
+	}
+	if out, err = gpusched(t, "bookings", "import", sheet, "--dry-run", "--skip-invalid"); err != nil || !strings.Contains(out, "dry run: 1 to create") {
+		t.Fatalf("import --dry-run --skip-invalid: %q %v", out, err)
 	}
 	if _, err := gpusched(t, "bookings", "import", sheet); err == nil || !strings.Contains(err.Error(), "nothing was imported") {
 		t.Fatalf("import with a bad row: %v", err)
 	}
-	if out, err = gpusched(t, "bookings", "import", sheet, "--skip-invalid"); err != nil || !strings.Contains(out, "imported 1 bookings") {
+	if out, err = gpusched(t, "bookings", "import", sheet, "--skip-invalid"); err != nil || !strings.Contains(out, "imported 1 booking (0 already there, 1 invalid row skipped)") {
 		t.Fatalf("import --skip-invalid: %q %v", out, err)
 	}
 	out, err = gpusched(t, "bookings", "export", "--format", "csv")

@@ -18,12 +18,12 @@ func newBookingsExportCmd() *cobra.Command {
 			var f, u time.Time
 			var err error
 			if from != "" {
-				if f, err = cliTime("from", from); err != nil {
+				if f, err = flagTime("from", from); err != nil {
 					return err
 				}
 			}
 			if until != "" {
-				if u, err = cliTime("until", until); err != nil {
+				if u, err = flagTime("until", until); err != nil {
 					return err
 				}
 			}
@@ -48,7 +48,7 @@ func newBookingsExportCmd() *cobra.Command {
 			return os.WriteFile(out, data, 0o644)
 		},
 	}
-	cmd.Flags().StringVar(&from, "from", "", "from: \"2026-11-23 09:00\" (local time) or RFC 3339 (default: 7 days ago)")
+	cmd.Flags().StringVar(&from, "from", "", "from: "+whenHelp+" (default: 7 days ago)")
 	cmd.Flags().StringVar(&until, "until", "", "until, like --from (default: 60 days ahead)")
 	cmd.Flags().StringVar(&format, "format", "csv", "csv or ics")
 	cmd.Flags().StringVar(&tz, "tz", "", "time zone of the sheet's times (default: TZ or the system's)")

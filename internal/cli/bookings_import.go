@@ -22,7 +22,8 @@ email,gpus,gpu_model,node,gpu_ids,start,end,note. start and end are local times 
 --tz (default: this machine's zone) like "2026-11-23 09:00", or carry an offset.
 A row asks for gpus GPUs (of gpu_model, on node) or names them in gpu_ids
 (indexes on node, e.g. "0;1"). Nothing is written unless every row is valid
-(or --skip-invalid); rows imported before are reported, not duplicated.`,
+(or --skip-invalid); rows imported before are reported, not duplicated.
+A dry run exits with status 1 when the import itself would be refused.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := os.Open(args[0])
@@ -61,16 +62,28 @@ A row asks for gpus GPUs (of gpu_model, on node) or names them in gpu_ids
 				if r.NewUser && why == "" {
 					why = "new member " + r.Email
 				}
+				if r.Warning != "" {
+					why = strings.TrimPrefix(why+"; ", "; ") + "warning: " + r.Warning
+				}
 				fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Row, what, r.Email, r.GPUs, from, until, why)
 			}
 			if err := w.Flush(); err != nil {
 				return err
 			}
+			if rep.Warnings > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "%d row%s take%s its owner over the live-booking limit members are held to; an admin's import is exempt\n",
+					rep.Warnings, plural(rep.Warnings), map[bool]string{true: "s"}[rep.Warnings == 1])
+			}
 			switch {
+			case rep.DryRun && rep.Invalid > 0 && !o.SkipInvalid:
+				fmt.Fprintf(cmd.OutOrStdout(), "dry run: %d to create, %d already imported, %d invalid; nothing written\n", rep.Create, rep.Existing, rep.Invalid)
+				return fmt.Errorf("the import would be refused: %d of %d rows are invalid; fix them, or import with --skip-invalid to write the %d valid ones",
+					rep.Invalid, len(rep.Rows), rep.Create)
 			case rep.DryRun:
 				fmt.Fprintf(cmd.OutOrStdout(), "dry run: %d to create, %d already imported, %d invalid; nothing written\n", rep.Create, rep.Existing, rep.Invalid)
 			case rep.Written:
-				fmt.Fprintf(cmd.OutOrStdout(), "imported %d bookings (%d already there, %d invalid rows skipped)\n", rep.Create, rep.Existing, rep.Invalid)
+				fmt.Fprintf(cmd.OutOrStdout(), "imported %d booking%s (%d already there, %d invalid row%s skipped)\n",
+					rep.Create, plural(rep.Create), rep.Existing, rep.Invalid, plural(rep.Invalid))
 			case rep.Error != "":
 				return fmt.Errorf("%s", rep.Error)
 			default:

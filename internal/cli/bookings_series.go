@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -53,7 +54,7 @@ func newBookingsSeriesCmd() *cobra.Command {
 	var req api.SeriesRequest
 	var days string
 	cmd := &cobra.Command{
-		Use:   "series -g N [--type T] --first DAY --last DAY [--days mon-fri] --start 09:00 --end 18:00 [--tz ZONE]",
+		Use:   "series -g N [--gpu-type T] --first DAY --last DAY [--days mon-fri] --start 09:00 --end 18:00 [--tz ZONE]",
 		Short: "Book a recurring series (e.g. every weekday 09:00–18:00 for two weeks); all occurrences or none",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -64,15 +65,30 @@ func newBookingsSeriesCmd() *cobra.Command {
 			if req.TimeZone == "" {
 				req.TimeZone = localZoneName()
 			}
+			now := clock()
+			if loc, err := time.LoadLocation(req.TimeZone); err == nil {
+				now = now.In(loc)
+			}
+			for _, d := range []struct {
+				flag string
+				day  *string
+			}{{"first", &req.FirstDay}, {"last", &req.LastDay}} {
+				if *d.day == "" {
+					continue
+				}
+				if *d.day, err = parseDay(*d.day, now); err != nil {
+					return fmt.Errorf("--%s: %w", d.flag, err)
+				}
+			}
 			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
 				return err
 			}
 			s, err := c.CreateSeries(cmd.Context(), req)
 			if err != nil {
-				return err
+				return withFlagNames(err, seriesFlags)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "series %d: %d occurrences\n", s.SeriesID, len(s.Bookings))
+			fmt.Fprintf(cmd.OutOrStdout(), "series %d: %d occurrence%s\n", s.SeriesID, len(s.Bookings), plural(len(s.Bookings)))
 			for i := range s.Bookings {
 				printBooking(cmd.OutOrStdout(), "booked", &s.Bookings[i])
 			}
@@ -80,8 +96,9 @@ func newBookingsSeriesCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().IntVarP(&req.GPUCount, "gpus", "g", 1, "how many GPUs")
-	cmd.Flags().StringVar(&req.GPUModel, "type", "", "GPU type, e.g. H100 (default: any)")
-	cmd.Flags().StringVar(&req.FirstDay, "first", "", "first day, 2026-11-30")
+	cmd.Flags().StringVar(&req.GPUModel, "gpu-type", "", "GPU model, e.g. H100 (default: any)")
+	deprecatedAlias(cmd, "type", "gpu-type")
+	cmd.Flags().StringVar(&req.FirstDay, "first", "", "first day: today, tomorrow, +7d or 2026-11-30")
 	cmd.Flags().StringVar(&req.LastDay, "last", "", "last day (inclusive)")
 	cmd.Flags().StringVar(&days, "days", "", "weekdays: mon-fri, mon,wed (default: the first day's)")
 	cmd.Flags().StringVar(&req.StartTime, "start", "09:00", "local start time")
@@ -103,7 +120,7 @@ func newBookingsSeriesCmd() *cobra.Command {
 			}
 			n, err := c.CancelSeries(cmd.Context(), id)
 			if err == nil {
-				fmt.Fprintf(cmd.OutOrStdout(), "series %d: %d occurrences canceled\n", id, n)
+				fmt.Fprintf(cmd.OutOrStdout(), "series %d: %d occurrence%s canceled\n", id, n, plural(n))
 			}
 			return err
 		},

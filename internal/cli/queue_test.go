@@ -23,12 +23,13 @@ func TestSubmitQueueCancelCommands(t *testing.T) {
 	t.Setenv("GPUSCHED_SERVER", s.URL)
 	t.Setenv("GPUSCHED_TOKEN", tok)
 
+	// submit says the id and the place: where it runs, or its place in the queue and why.
 	out, err := gpusched(t, "submit", "-g", "2", "--executor", "lease", "--estimate", "1h", "--name", "first")
-	if err != nil || !regexp.MustCompile(`^job \d+ queued \(2 GPUs, normal priority\)\n$`).MatchString(out) {
+	if err != nil || !regexp.MustCompile(`^job \d+ (allocating|running) on gpu-a GPUs 0,1 \(2 GPUs, normal priority\)\n$`).MatchString(out) {
 		t.Fatalf("submit: %q %v", out, err)
 	}
 	out, err = gpusched(t, "submit", "-g", "1", "--executor", "lease", "--name", "second", "-p", "high")
-	if err != nil {
+	if err != nil || !regexp.MustCompile(`^job \d+ queued: place 1 in the queue \(1 GPU, high priority\)\n  waiting: .+\n$`).MatchString(out) {
 		t.Fatalf("second submit: %q %v", out, err)
 	}
 	second := strings.Fields(out)[1]

@@ -25,7 +25,7 @@ func newSubmitCmd() *cobra.Command {
 		Use:   "submit [flags] -- COMMAND [ARGS…]",
 		Short: "Queue a job; prints its id and place in the queue",
 		Example: `  gpusched submit -g 2 --time 3h --estimate 2h --name sweep-7 -- python train.py --lr 3e-4
-  gpusched submit -g 8 --model H100 --priority high -- torchrun --nproc-per-node 8 train.py
+  gpusched submit -g 8 --gpu-type H100 --priority high -- torchrun --nproc-per-node 8 train.py
   gpusched submit -g 1 --after ok:41 --name evaluate -- python eval.py
   gpusched submit -g 1 --array 0-99%8 --name sweep -- sh -c 'python train.py --seed $GPUSCHED_ARRAY_TASK_ID'
   gpusched submit -g 2 --gpu-type 1g.10gb -- python eval.py   # two MIG slices`,
@@ -97,16 +97,20 @@ func newSubmitCmd() *cobra.Command {
 			// (about 1 ms a call). A script that retries passes its own.
 			job, err := c.Submit(cmd.Context(), req, idemKey)
 			if err != nil {
-				return err
+				return withFlagNames(err, jobFlags)
 			}
-			return printSubmitted(cmd.OutOrStdout(), job, asJSON)
+			if asJSON || job.Array != nil {
+				return printSubmitted(cmd.OutOrStdout(), job, asJSON)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), submitted(job, placeOf(cmd.Context(), c, job)))
+			return nil
 		},
 	}
 	f := cmd.Flags()
 	f.IntVarP(&gpus, "gpus", "g", 1, "GPUs, all at once (gang)")
 	f.Float64Var(&memGB, "mem", 0, "minimum memory per GPU in GB")
-	f.StringVar(&req.GPUModel, "model", "", "GPU model, e.g. H100 (matches part of the name), or a MIG profile, e.g. 1g.10gb (that slice of a GPU)")
-	f.StringVar(&req.GPUModel, "gpu-type", "", "the same as --model")
+	f.StringVar(&req.GPUModel, "gpu-type", "", "GPU model, e.g. H100 (matches part of the name), or a MIG profile, e.g. 1g.10gb (that slice of a GPU)")
+	deprecatedAlias(cmd, "model", "gpu-type")
 	f.StringVarP(&priority, "priority", "p", "", "low, normal, high or critical (admins)")
 	f.StringVarP(&limit, "time", "t", "", "time limit, as Slurm's: at it the job gets SIGTERM, its stop grace, then SIGKILL, and ends timeout (2h, 90m, or Slurm's MM, HH:MM:SS, D-HH:MM…; default: the policy's)")
 	f.StringVar(&duration, "estimate", "", "estimated run time, e.g. 90m or 2h (helps backfill and ETAs; never enforced)")
@@ -116,7 +120,8 @@ func newSubmitCmd() *cobra.Command {
 	f.StringVar(&runtimeEnv, "runtime-env", "", `with --executor ray: Ray runtime_env as JSON, e.g. '{"pip": ["torch"]}'`)
 	f.StringVar(&req.Workdir, "workdir", "", "working directory (default: the current one)")
 	f.StringArrayVarP(&env, "env", "e", nil, "NAME=VALUE to set, repeatable")
-	f.StringVar(&req.JobType, "type", "", "job type, for learned run times")
+	f.StringVar(&req.JobType, "job-type", "", "job type, e.g. finetune-7b: run times are learned per type")
+	deprecatedAlias(cmd, "type", "job-type")
 	f.BoolVar(&asJSON, "json", false, "print the job as JSON")
 	f.StringVarP(&req.Array, "array", "a", "", "queue an array of tasks, as Slurm's --array: 0-99, 1,3,5-7, 0-15:4, then %N to run at most N at once (0-99%8); each task sees GPUSCHED_ARRAY_TASK_ID")
 	f.StringArrayVar(&after, "after", nil, "wait for other jobs to end: ok:ID[,ID] (completed), notok:ID (failed, canceled, timed out), any:ID or ID (however); repeatable, all must hold")

@@ -71,18 +71,16 @@ func TestCheckpointPreemptionEndToEnd(t *testing.T) {
 		t.Fatal("node not up")
 	}
 	ctx := context.Background()
-	var pol struct {
-		Policy map[string]any `json:"policy"`
-	}
+	var pol map[string]any // GET answers the policy in the shape PUT takes
 	if _, err := api(ctx, http.MethodGet, s.URL+"/api/v1/orchestrator/policies", token, nil, &pol); err != nil {
 		t.Fatal(err)
 	}
-	las := pol.Policy["las"].(map[string]any)
+	las := pol["las"].(map[string]any)
 	// Level 2 after 3.6 GPU-s (4 GPUs, under a second); stopped by demotion
 	// after 2 s running; no cap on the time lost; no priority preemption.
 	las["thresholds_gpu_hours"], las["preempt_cooldown"], las["max_lost_share"] = []float64{0.001}, "2s", 0
-	pol.Policy["min_runtime"] = "1h"
-	if _, err := api(ctx, http.MethodPut, s.URL+"/api/v1/orchestrator/policies", token, pol.Policy, nil); err != nil {
+	pol["min_runtime"] = "1h"
+	if _, err := api(ctx, http.MethodPut, s.URL+"/api/v1/orchestrator/policies", token, pol, nil); err != nil {
 		t.Fatal(err)
 	}
 

@@ -53,6 +53,9 @@ type Config struct {
 	// TimeLimit gives jobs' time limits a default and a maximum
 	// (time_limit.go).
 	TimeLimit TimeLimitPolicy `json:"time_limit"`
+	// BookingLimits bound what one member may book (booking_limits.go);
+	// left out, the server's defaults apply.
+	BookingLimits BookingLimits `json:"booking_limits,omitzero"`
 }
 
 // FairShareConfig are the weights of Slurm's multifactor priority: each
@@ -125,31 +128,40 @@ func (c Config) Validate() error {
 	switch c.Policy {
 	case PolicyFCFS, PolicyPriority, PolicyFairShare, PolicySJF, PolicyLAS, PolicyGittins:
 	default:
-		errs = append(errs, fmt.Errorf("policy %q is not one of fcfs, priority, fairshare, sjf, las, gittins", c.Policy))
+		errs = append(errs, keyErr("policy", "policy %q is not one of fcfs, priority, fairshare, sjf, las, gittins", c.Policy))
 	}
 	errs = append(errs, c.LAS.validate()...)
 	if c.Estimates != "" && c.Estimates != EstimatesUser && c.Estimates != EstimatesLearned {
-		errs = append(errs, fmt.Errorf("estimates %q is not one of user, learned", c.Estimates))
+		errs = append(errs, keyErr("estimates", "estimates %q is not one of user, learned", c.Estimates))
 	}
 	if c.AgingPerHour < 0 {
-		errs = append(errs, errors.New("aging_per_hour must not be negative"))
+		errs = append(errs, keyErr("aging_per_hour", "aging_per_hour must not be negative"))
 	}
 	if c.MinRuntime < 0 {
-		errs = append(errs, errors.New("min_runtime must not be negative"))
+		errs = append(errs, keyErr("min_runtime", "min_runtime must not be negative"))
 	}
 	if c.DefaultDuration <= 0 {
-		errs = append(errs, errors.New("default_duration must be positive"))
+		errs = append(errs, keyErr("default_duration", "default_duration must be positive"))
 	}
 	fs := c.FairShare
-	if fs.HalfLife <= 0 || fs.MaxAge <= 0 {
-		errs = append(errs, errors.New("fair_share.half_life and fair_share.max_age must be positive"))
+	if fs.HalfLife <= 0 {
+		errs = append(errs, keyErr("fair_share.half_life", "fair_share.half_life must be positive"))
 	}
-	if fs.WeightFairShare < 0 || fs.WeightAge < 0 || fs.WeightPriority < 0 || fs.WeightSize < 0 {
-		errs = append(errs, errors.New("fair_share weights must not be negative"))
+	if fs.MaxAge <= 0 {
+		errs = append(errs, keyErr("fair_share.max_age", "fair_share.max_age must be positive"))
+	}
+	for _, w := range []struct {
+		key string
+		v   float64
+	}{{"weight_fairshare", fs.WeightFairShare}, {"weight_age", fs.WeightAge}, {"weight_priority", fs.WeightPriority}, {"weight_size", fs.WeightSize}} {
+		if w.v < 0 {
+			errs = append(errs, keyErr("fair_share."+w.key, "fair_share.%s must not be negative", w.key))
+		}
 	}
 	errs = append(errs, c.IdlePolicy.validate()...) // idle GPUs given back
 	errs = append(errs, c.Retention.validate()...)
 	errs = append(errs, c.Leases.validate()...)
 	errs = append(errs, c.TimeLimit.validate()...)
+	errs = append(errs, c.BookingLimits.validate()...)
 	return errors.Join(errs...)
 }

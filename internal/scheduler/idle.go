@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -49,16 +48,16 @@ func (p IdlePolicy) validate() []error {
 	switch p.IdleAction {
 	case "", IdleNone, IdleWarn, IdleRelease:
 	default:
-		errs = append(errs, fmt.Errorf("idle_action %q is not one of none, warn, release", p.IdleAction))
+		errs = append(errs, keyErr("idle_action", "idle_action %q is not one of none, warn, release", p.IdleAction))
 	}
 	if p.Active() && p.IdleAfter <= 0 {
-		errs = append(errs, errors.New("idle_after must be positive when idle_action is warn or release"))
+		errs = append(errs, keyErr("idle_after", "idle_after must be positive when idle_action is warn or release"))
 	}
 	if p.IdleAction == IdleRelease && p.IdleGrace < 0 {
-		errs = append(errs, errors.New("idle_grace must not be negative"))
+		errs = append(errs, keyErr("idle_grace", "idle_grace must not be negative"))
 	}
 	if p.IdleUtilizationPct < 0 || p.IdleUtilizationPct > 100 {
-		errs = append(errs, errors.New("idle_utilization_pct must be between 0 and 100"))
+		errs = append(errs, keyErr("idle_utilization_pct", "idle_utilization_pct must be between 0 and 100"))
 	}
 	return errs
 }

@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -76,21 +75,24 @@ func (c LASConfig) validate() []error {
 	var errs []error
 	for i, t := range c.Thresholds {
 		if !(t > 0) || math.IsInf(t, 0) || (i > 0 && t <= c.Thresholds[i-1]) {
-			errs = append(errs, errors.New("las.thresholds_gpu_hours must be positive and ascending"))
+			errs = append(errs, keyErr("las.thresholds_gpu_hours", "las.thresholds_gpu_hours must be positive and ascending"))
 			break
 		}
 	}
 	if c.FreshPerPromoted < 0 {
-		errs = append(errs, errors.New("las.fresh_per_promoted must not be negative"))
+		errs = append(errs, keyErr("las.fresh_per_promoted", "las.fresh_per_promoted must not be negative"))
 	}
-	if c.StarvationLimit < 0 || c.PreemptCooldown < 0 {
-		errs = append(errs, errors.New("las.starvation_limit and las.preempt_cooldown must not be negative"))
+	if c.StarvationLimit < 0 {
+		errs = append(errs, keyErr("las.starvation_limit", "las.starvation_limit must not be negative"))
+	}
+	if c.PreemptCooldown < 0 {
+		errs = append(errs, keyErr("las.preempt_cooldown", "las.preempt_cooldown must not be negative"))
 	}
 	if c.DemoteSlowdownLimit < 0 || math.IsNaN(c.DemoteSlowdownLimit) || math.IsInf(c.DemoteSlowdownLimit, 0) {
-		errs = append(errs, fmt.Errorf("las.demote_slowdown_limit %v must be 0 (no limit) or positive", c.DemoteSlowdownLimit))
+		errs = append(errs, keyErr("las.demote_slowdown_limit", "las.demote_slowdown_limit %v must be 0 (no limit) or positive", c.DemoteSlowdownLimit))
 	}
 	if c.MaxLostShare < 0 || c.MaxLostShare > 1 || math.IsNaN(c.MaxLostShare) {
-		errs = append(errs, fmt.Errorf("las.max_lost_share %v must be between 0 and 1", c.MaxLostShare))
+		errs = append(errs, keyErr("las.max_lost_share", "las.max_lost_share %v must be between 0 and 1", c.MaxLostShare))
 	}
 	return errs
 }

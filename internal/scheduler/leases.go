@@ -1,8 +1,6 @@
 package scheduler
 
 import (
-	"errors"
-	"fmt"
 	"time"
 )
 
@@ -73,7 +71,7 @@ func (p LeasePolicy) validate() []error {
 		v    Duration
 	}{{"default_ttl", p.DefaultTTL}, {"max_ttl", p.MaxTTL}, {"confirm_within", p.ConfirmWithin}, {"node_ttl", p.NodeTTL}} {
 		if f.v < 0 {
-			errs = append(errs, fmt.Errorf("leases.%s must not be negative (0 means its default)", f.name))
+			errs = append(errs, keyErr("leases."+f.name, "leases.%s must not be negative (0 means its default)", f.name))
 		}
 	}
 	if len(errs) > 0 {
@@ -81,14 +79,14 @@ func (p LeasePolicy) validate() []error {
 	}
 	r := p.Resolved()
 	if r.DefaultTTL > r.MaxTTL {
-		errs = append(errs, fmt.Errorf("leases.default_ttl (%s) must not exceed leases.max_ttl (%s)",
+		errs = append(errs, keyErr("leases.default_ttl", "leases.default_ttl (%s) must not exceed leases.max_ttl (%s)",
 			time.Duration(r.DefaultTTL), time.Duration(r.MaxTTL)))
 	}
 	if r.ConfirmWithin < Duration(time.Second) {
-		errs = append(errs, errors.New("leases.confirm_within must be at least 1s: a client needs time to learn of its grant"))
+		errs = append(errs, keyErr("leases.confirm_within", "leases.confirm_within must be at least 1s: a client needs time to learn of its grant"))
 	}
 	if r.NodeTTL < Duration(MinNodeLeaseTTL) {
-		errs = append(errs, fmt.Errorf("leases.node_ttl must be at least %s: node agents renew their leases with each heartbeat, every few seconds", MinNodeLeaseTTL))
+		errs = append(errs, keyErr("leases.node_ttl", "leases.node_ttl must be at least %s: node agents renew their leases with each heartbeat, every few seconds", MinNodeLeaseTTL))
 	}
 	return errs
 }

@@ -74,3 +74,78 @@ func Preset(name string) (Config, bool) {
 func PresetNames() []string {
 	return slices.Sorted(maps.Keys(presets))
 }
+
+// PresetInfo says what a preset does and when to choose it, for the admin
+// page and GET /orchestrator/policies/presets.
+type PresetInfo struct {
+	Name    string `json:"name"`
+	Summary string `json:"summary"`  // one sentence: what it does
+	UseWhen string `json:"use_when"` // one sentence: when to choose it
+}
+
+// presetInfo lists every preset with its sentences, in the order an admin
+// reads them: the default first, then by family.
+var presetInfo = []PresetInfo{
+	{"default", "The server's default: the same as las-backfill.", "Unless you know why you want another."},
+	{"las-backfill", "Jobs that have had the least GPU time go first, in four levels (queue 1 of 4 is the freshest); small jobs fill gaps without delaying the head; checkpointing jobs may be paused when demoted.",
+		"A team with mixed short and long jobs and no reliable run-time estimates."},
+	{"las", "Least GPU time first, in four levels, in strict order: nothing jumps ahead to fill a gap.", "You want the order of las-backfill to be strict, at the cost of idle GPUs."},
+	{"las-learned", "las-backfill, but gaps are filled on run times learned from earlier runs, never on what users announce.",
+		"Users' --time estimates are often wrong and the same job types run again and again."},
+	{"gittins-backfill", "Within each level, the job most likely to finish soon (from learned run times) goes first; with backfill on learned estimates.",
+		"Many repeated job types with enough history; the most efficient order when run times are learned."},
+	{"fairshare-backfill", "Slurm-style fair share: who used less over the last weeks goes first, weighed with wait, priority and size; with backfill.",
+		"Several people or teams must get their share over time; the classic HPC choice."},
+	{"fairshare", "Fair share as fairshare-backfill, in strict order.", "Fair share where no job may be overtaken to fill a gap."},
+	{"fairshare-entitled", "Fair share that counts only use beyond each user's entitled share of the cluster; with backfill.",
+		"Fair share keeps pushing back someone who ran one long job well within their share."},
+	{"priority-backfill", "Higher priority first, waiting jobs gain priority with age, higher priority may preempt lower; with backfill.",
+		"Deadlines matter more than equal shares and people set priorities honestly."},
+	{"priority", "Priority with aging and preemption, in strict order.", "Priorities decide and no job may be overtaken to fill a gap."},
+	{"sjf-backfill", "Shortest estimated run time first, no preemption; with backfill.", "Jobs come with reliable --time estimates and quick turnaround matters most."},
+	{"sjf", "Shortest estimated run time first, in strict order, no preemption.", "As sjf-backfill, when long jobs must not be overtaken once at the head."},
+	{"fcfs", "First come, first served: arrival order, nothing preempted, no aging, no backfill.", "A small team that wants the simplest rule to explain, or to compare against."},
+}
+
+// Presets lists every preset with what it does and when to choose it.
+func Presets() []PresetInfo { return slices.Clone(presetInfo) }
+
+// orderKeys are the keys a preset chooses; the rest of a policy (tuning,
+// idle GPUs, retention, leases, booking limits) is the same in every preset.
+type orderKeys struct {
+	policy, estimates    string
+	backfill, preemption bool
+	entitled             bool
+}
+
+func orderOf(c Config) orderKeys {
+	est := c.Estimates
+	if est == EstimatesUser {
+		est = ""
+	}
+	return orderKeys{c.Policy, est, c.Backfill, c.Preemption, c.FairShare.Entitled}
+}
+
+// MatchPreset names the first preset (in the order of Presets) whose order
+// keys (policy, backfill, preemption, estimates, fair_share.entitled) are
+// c's; "" when none is.
+func MatchPreset(c Config) string {
+	for _, p := range presetInfo {
+		if pc, _ := Preset(p.Name); orderOf(pc) == orderOf(c) {
+			return p.Name
+		}
+	}
+	return ""
+}
+
+// ApplyPreset returns c with the order keys of preset name (policy,
+// backfill, preemption, estimates, fair_share.entitled); every other key
+// stays c's. False for an unknown name.
+func ApplyPreset(name string, c Config) (Config, bool) {
+	p, ok := Preset(name)
+	if !ok {
+		return c, false
+	}
+	c.Policy, c.Backfill, c.Preemption, c.Estimates, c.FairShare.Entitled = p.Policy, p.Backfill, p.Preemption, p.Estimates, p.FairShare.Entitled
+	return c, true
+}

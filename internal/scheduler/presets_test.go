@@ -1,7 +1,9 @@
 package scheduler
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -72,5 +74,64 @@ func TestPresetsAtScale(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// Every preset is explained, once; the explained ones are the presets;
+// MatchPreset finds a preset's order again and ApplyPreset keeps the rest.
+func TestPresetInfo(t *testing.T) {
+	t.Parallel()
+	var names []string
+	for _, p := range Presets() {
+		if p.Summary == "" || p.UseWhen == "" {
+			t.Errorf("preset %s is not explained: %+v", p.Name, p)
+		}
+		names = append(names, p.Name)
+	}
+	slices.Sort(names)
+	if d := cmp.Diff(PresetNames(), names); d != "" {
+		t.Errorf("explained presets (-names +explained):\n%s", d)
+	}
+	for _, name := range PresetNames() {
+		c, _ := Preset(name)
+		got, _ := Preset(MatchPreset(c))
+		if orderOf(got) != orderOf(c) {
+			t.Errorf("MatchPreset(%s) = %s, whose order keys differ", name, MatchPreset(c))
+		}
+	}
+	custom := DefaultConfig()
+	custom.Policy, custom.Backfill = PolicySJF, true
+	custom.Preemption = true // sjf presets never preempt
+	if m := MatchPreset(custom); m != "" {
+		t.Errorf("MatchPreset(sjf with preemption) = %q, want none", m)
+	}
+	mine := DefaultConfig()
+	mine.IdleAction, mine.IdleAfter, mine.BookingLimits.MaxLive = IdleWarn, Duration(time.Hour), 9
+	got, ok := ApplyPreset("fcfs", mine)
+	want := mine
+	want.Policy, want.Backfill, want.Preemption = PolicyFCFS, false, false
+	if !ok || !cmp.Equal(got, want) {
+		t.Errorf("ApplyPreset(fcfs) (-want +got):\n%s", cmp.Diff(want, got))
+	}
+	if _, ok := ApplyPreset("lottery", mine); ok {
+		t.Error("ApplyPreset(lottery) applied")
+	}
+}
+
+// Validate ties each problem to its key, for a form to show beside it.
+func TestValidateFieldErrors(t *testing.T) {
+	t.Parallel()
+	c := DefaultConfig()
+	c.IdleAction, c.AgingPerHour, c.BookingLimits.MaxGPUs, c.LAS.MaxLostShare = "sometimes", -1, -2, 2
+	c.Retention.JobEvents = Age(time.Minute)
+	fields, rest := FieldErrors(c.Validate())
+	var keys []string
+	for _, f := range fields {
+		keys = append(keys, f.Key)
+	}
+	want := []string{"aging_per_hour", "booking_limits.max_gpus", "idle_action", "las.max_lost_share", "retention.job_events"}
+	slices.Sort(keys)
+	if d := cmp.Diff(want, keys); d != "" || len(rest) > 0 {
+		t.Errorf("keys (-want +got):\n%s\nothers: %v", d, rest)
 	}
 }

@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -82,9 +81,9 @@ func (r RetentionConfig) validate() []error {
 	} {
 		switch {
 		case a.given < 0:
-			errs = append(errs, fmt.Errorf("retention.%s must not be negative", a.key))
+			errs = append(errs, keyErr("retention."+a.key, "retention.%s must not be negative", a.key))
 		case a.given > 0 && time.Duration(a.given) < a.least:
-			errs = append(errs, fmt.Errorf("retention.%s is %s; it must be at least %s (leave it out for %s)",
+			errs = append(errs, keyErr("retention."+a.key, "retention.%s is %s; it must be at least %s (leave it out for %s)",
 				a.key, a.given, Age(a.least), a.def))
 		}
 	}
@@ -99,7 +98,7 @@ func (r RetentionConfig) validate() []error {
 		longest, key = full.Notifications, "notifications"
 	}
 	if full.AuditLog < longest {
-		errs = append(errs, fmt.Errorf("retention.audit_log is %s, shorter than retention.%s (%s): the audit log is kept longest",
+		errs = append(errs, keyErr("retention.audit_log", "retention.audit_log is %s, shorter than retention.%s (%s): the audit log is kept longest",
 			full.AuditLog, key, longest))
 	}
 	return errs
