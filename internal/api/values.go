@@ -20,6 +20,7 @@ func invalidValue[T any](problem string) error {
 // flexible are the types whose refusals InvalidValue explains.
 var flexible = map[reflect.Type]bool{
 	reflect.TypeFor[Priority](): true, reflect.TypeFor[Seconds](): true, reflect.TypeFor[JobRef](): true,
+	reflect.TypeFor[GPURefs](): true,
 }
 
 // InvalidValue reports whether err (from decoding a request) is the
