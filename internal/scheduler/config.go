@@ -50,6 +50,9 @@ type Config struct {
 	Retention RetentionConfig `json:"retention"`
 	// Leases bounds how long leases hold GPUs (leases.go).
 	Leases LeasePolicy `json:"leases"`
+	// CostPolicy prices GPU time for accounting (cost.go); its keys are
+	// top-level.
+	CostPolicy
 }
 
 // FairShareConfig are the weights of Slurm's multifactor priority: each
@@ -147,5 +150,6 @@ func (c Config) Validate() error {
 	errs = append(errs, c.IdlePolicy.validate()...) // idle GPUs given back
 	errs = append(errs, c.Retention.validate()...)
 	errs = append(errs, c.Leases.validate()...)
+	errs = append(errs, c.CostPolicy.validate()...)
 	return errors.Join(errs...)
 }
