@@ -44,12 +44,20 @@ func (h *Handlers) BookingCreate(c echo.Context) error {
 // share it.
 func (h *Handlers) createBooking(ctx context.Context, tx *models.Tx, u *models.User, r *api.BookingRequest) (*models.BookingRow, error) {
 	now := h.Now()
-	b, ids, err := bookingFrom(u, r, h.Config.Bookings, now)
+	given, err := gpuIDsOf(ctx, tx, r.GPUIDs)
+	if err != nil {
+		return nil, err
+	}
+	b, ids, err := bookingFrom(u, r, given, h.Config.Bookings, now)
 	if err != nil {
 		return nil, err
 	}
 	if err := models.CreateBooking(ctx, tx, b, ids, h.Config.Bookings.WithDefaults().MaxLive, now); err != nil {
 		return nil, bookingError(err, userZone(u))
 	}
-	return &models.BookingRow{Booking: *b, OwnerEmail: u.Email, GPUIDs: ids}, nil
+	row := &models.BookingRow{Booking: *b, OwnerEmail: u.Email, GPUIDs: ids}
+	if err := nameGPUs(ctx, tx, row); err != nil {
+		return nil, err
+	}
+	return row, nil
 }

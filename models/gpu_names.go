@@ -13,8 +13,16 @@ import (
 )
 
 // ErrNoSuchGPU is returned for a GPU named by node and index that the
-// cluster does not have.
+// cluster does not have (as a *NoSuchGPUError).
 var ErrNoSuchGPU = errors.New("no such GPU")
+
+// NoSuchGPUError names the GPU that is not there.
+type NoSuchGPUError struct{ Name string }
+
+func (e *NoSuchGPUError) Error() string { return "no GPU " + e.Name + " in the cluster" }
+
+// Unwrap makes it ErrNoSuchGPU.
+func (e *NoSuchGPUError) Unwrap() error { return ErrNoSuchGPU }
 
 // ResolveGPURefs gives the ids of the GPUs refs names, in order: a GPU
 // named node:index is looked up among the present GPUs (node names match
@@ -49,7 +57,7 @@ func ResolveGPURefs(ctx context.Context, db bun.IDB, refs api.GPURefs) ([]int64,
 		}
 		id, ok := byName[strings.ToLower(r.String())]
 		if !ok {
-			return nil, fmt.Errorf("models: %w %s", ErrNoSuchGPU, r)
+			return nil, &NoSuchGPUError{Name: r.String()}
 		}
 		out[i] = id
 	}
