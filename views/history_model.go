@@ -27,8 +27,8 @@ type HistoryFilter struct {
 	Since      string
 }
 
-// Query is the filter as a query string ("" or "?mine=1&state=failed").
-func (f HistoryFilter) Query() string {
+// Params is the filter as a query string ("" or "?mine=1&state=failed").
+func (f HistoryFilter) Params() string {
 	v := url.Values{}
 	set := func(k, val string) {
 		if val != "" {
