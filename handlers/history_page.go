@@ -37,7 +37,7 @@ func (h *Handlers) HistoryPage(c echo.Context) error {
 		v.Jobs = append(v.Jobs, row)
 	}
 	if next != nil {
-		q := v.Filter.Query()
+		q := v.Filter.Params()
 		sep := "?"
 		if q != "" {
 			sep = "&"
