@@ -15,7 +15,7 @@ import (
 )
 
 // accountingHeader is the accounting sheet's header row.
-var accountingHeader = []string{"period", "from", "to", "by", "name", "email", "team", "gpu_hours",
+var accountingHeader = []string{"period", "from", "to", "time_zone", "by", "name", "email", "team", "gpu_hours",
 	"booked_idle_gpu_hours", "reclaimed_gpu_hours", "cost", "currency"}
 
 // AccountingExport handles GET /accounting/export (the accounting page's
@@ -55,7 +55,7 @@ func writeAccountingCSV(buf *bytes.Buffer, a api.Accounting) error {
 	num := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 	rows := append(append([]api.AccountingRow{}, a.Rows...), a.Total)
 	for _, r := range rows {
-		rec := []string{a.Period, from, to, a.By, r.Name, r.Email, r.Team, num(r.GPUHours), num(r.BookedIdleGPUHours),
+		rec := []string{a.Period, from, to, a.TimeZone, a.By, r.Name, r.Email, r.Team, num(r.GPUHours), num(r.BookedIdleGPUHours),
 			num(r.ReclaimedGPUHours), num(r.Cost), a.Currency}
 		for i := range rec {
 			rec[i] = bookingcsv.SafeCell(rec[i])
