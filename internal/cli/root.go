@@ -68,7 +68,7 @@ func clientCommands(b Build) []clientCommand {
 	return []clientCommand{
 		{"submit", func() *cobra.Command { return oneShot(newSubmitCmd()) }},
 		{"queue", func() *cobra.Command { return oneShot(newQueueCmd()) }},
-		{"history", func() *cobra.Command { return oneShot(newHistoryCmd()) }},
+		{"history", newHistoryCmd}, // pages: may send several requests
 		{"cancel", func() *cobra.Command { return oneShot(newCancelCmd()) }},
 		{"renew", func() *cobra.Command { return oneShot(newRenewCmd()) }},
 		{"run", newRunCmd}, {"logs", newLogsCmd}, {"login", newLoginCmd},
