@@ -82,6 +82,18 @@ func accountingRowID(total bool) string {
 	return "accounting-row"
 }
 
+// ratesText says the rates: "Rates per GPU-hour: A100 1.20 EUR, H100 2.50 EUR."
+func ratesText(a Accounting) string {
+	s := "Rates per GPU-hour: "
+	for i, r := range a.Rates {
+		if i > 0 {
+			s += ", "
+		}
+		s += r.Match + " " + money(r.Rate, a.Currency)
+	}
+	return s + "."
+}
+
 // joinComma joins with ", ".
 func joinComma(s []string) string {
 	out := ""
