@@ -27,6 +27,11 @@ type GPUStatusJSON struct {
 	State       string  `json:"state"`
 	AllocatedTo *string `json:"allocated_to"`
 	Holder      string  `json:"holder,omitempty"`
+	// Kind is "whole", or "mig" for a MIG device of the GPU ParentUUID
+	// (its id is its parent's index), with its Profile ("1g.10gb").
+	Kind       string `json:"kind"`
+	Profile    string `json:"profile,omitempty"`
+	ParentUUID string `json:"parent_uuid,omitempty"`
 }
 
 // NodeStatusJSON is one node in the cluster status.
@@ -67,7 +72,10 @@ func (h *Handlers) ClusterStatus(c echo.Context) error {
 			state := gpuState(&n.Node, g)
 			gj := GPUStatusJSON{ID: g.Index, UUID: g.UUID, Model: g.Model, MemoryTotal: g.MemoryMiB,
 				MemoryUsed: g.MemoryUsedMiB, Utilization: g.UtilizationPct, Temperature: g.TemperatureC,
-				PowerW: g.PowerW, Health: g.Health, State: state, Holder: holderOf(g)}
+				PowerW: g.PowerW, Health: g.Health, State: state, Holder: holderOf(g), Kind: g.Kind, Profile: g.Profile}
+			if g.ParentUUID != nil {
+				gj.ParentUUID = *g.ParentUUID
+			}
 			if g.JobID != nil {
 				s := strconv.FormatInt(*g.JobID, 10)
 				gj.AllocatedTo = &s

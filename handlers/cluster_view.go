@@ -78,6 +78,10 @@ func clusterView(nodes []models.NodeStatus, res models.Reservations, now time.Ti
 				MemoryUsedMiB: g.MemoryUsedMiB, MemoryTotalMiB: g.MemoryMiB,
 				UtilizationPct: g.UtilizationPct, TemperatureC: g.TemperatureC, PowerW: g.PowerW,
 				Health: g.Health, State: state, Holder: holderOf(g),
+				Profile: g.Profile, Slices: g.Slices,
+			}
+			if g.ParentUUID != nil {
+				vg.ParentUUID = *g.ParentUUID
 			}
 			if g.JobID != nil {
 				vg.JobID = *g.JobID
@@ -100,6 +104,18 @@ func clusterView(nodes []models.NodeStatus, res models.Reservations, now time.Ti
 				c.Totals.Idle++
 			}
 			vn.GPUs = append(vn.GPUs, vg)
+			c.Totals.MemoryUsedMiB += g.MemoryUsedMiB
+			c.Totals.MemoryTotalMiB += g.MemoryMiB
+			if vg.Profile != "" { // a MIG device: counted apart, and it has no utilization of its own
+				c.Totals.Slices++
+				switch vg.State {
+				case "free":
+					c.Totals.FreeSlices++
+				case "allocated":
+					c.Totals.AllocatedSlices++
+				}
+				continue
+			}
 			c.Totals.GPUs++
 			switch vg.State {
 			case "free":
@@ -112,8 +128,6 @@ func clusterView(nodes []models.NodeStatus, res models.Reservations, now time.Ti
 			default:
 				c.Totals.Unavailable++
 			}
-			c.Totals.MemoryUsedMiB += g.MemoryUsedMiB
-			c.Totals.MemoryTotalMiB += g.MemoryMiB
 			utilSum += g.UtilizationPct
 		}
 		c.Nodes = append(c.Nodes, vn)

@@ -94,6 +94,7 @@ type Handlers struct {
 	SignInAccountLimit func(account string) bool
 
 	capCache capacityCache
+	limits   limitCache
 	// jobBatch sends the submissions that arrive together in one statement.
 	jobBatch models.JobBatcher
 }

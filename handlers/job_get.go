@@ -23,8 +23,9 @@ type JobDetailJSON struct {
 }
 
 // JobGet handles GET /api/v1/jobs/{id}: the job, its state timeline, its
-// GPUs and, while pending, the scheduler's explanation. The owner reading
-// a granted lease confirms that the grant reached its client.
+// GPUs, the conditions it waits for and, while pending, the scheduler's
+// explanation. The owner reading a granted lease confirms that the grant
+// reached its client.
 func (h *Handlers) JobGet(c echo.Context) error {
 	id, err := jobID(c)
 	if err != nil {
@@ -62,7 +63,12 @@ func (h *Handlers) jobDetail(c echo.Context, j *models.Job) (JobDetailJSON, erro
 	if err != nil {
 		return JobDetailJSON{}, err
 	}
+	conds, err := models.DependenciesOf(ctx, h.DB.Bun, j.ID)
+	if err != nil {
+		return JobDetailJSON{}, err
+	}
 	out := JobDetailJSON{Job: jobJSON(j, owner.Email, h.Now()), Events: events, GPUs: []api.AllocatedGPU{}}
+	out.After = dependencyStates(conds)
 	for _, g := range gpus {
 		out.GPUs = append(out.GPUs, api.AllocatedGPU{Node: g.NodeName, Index: g.Index, UUID: g.UUID, Model: g.Model})
 	}

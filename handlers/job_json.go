@@ -32,11 +32,12 @@ func jobJSON(j *models.Job, owner string, now time.Time) api.Job {
 		ID: j.ID, ClientRef: j.ClientRef, Name: j.Name, User: owner, State: j.State, Priority: j.Priority,
 		PriorityName: priorityName(j.Priority), RequestedGPUs: j.GPUCount, GPUModel: j.GPUModel,
 		AllowMultiNode: j.AllowMultiNode, Preemptible: j.Preemptible, Executor: j.Executor, Command: j.Command,
-		Workdir: j.Workdir, Env: j.Env, JobType: j.JobType, EstimatedDurationS: j.EstimatedDurationS,
+		Workdir: j.Workdir, Env: j.Env, JobType: j.JobType, EstimatedDurationS: j.EstimatedDurationS, TimeLimitS: j.TimeLimitS,
 		QueuedAt: j.SubmittedAt, ScheduledAt: j.ScheduledAt, StartedAt: j.StartedAt, EndedAt: j.EndedAt,
 		LeaseExpiresAt: j.LeaseExpiresAt, LeaseTTLS: j.LeaseTTLS, LeaseConfirmedAt: j.LeaseConfirmedAt, ExitCode: j.ExitCode, FailureReason: j.FailureReason,
 		Position: j.QueuePosition, Reason: j.PendingReason, ReasonCode: j.PendingCode, EstimatedStartTime: j.EstimatedStartAt,
-		Checkpoint: j.Checkpoint, AttainedGPUHours: j.AttainedGPUS / 3600,
+		Checkpoint: j.Checkpoint, AttainedGPUHours: j.AttainedGPUS / 3600, WaitsFor: waitsForJSON(j.WaitsFor),
+		ArrayJobID: j.ArrayJobID, ArrayTaskID: j.ArrayTaskID,
 	}
 	if j.Checkpoint {
 		out.StopGraceS = j.StopGraceS
@@ -45,8 +46,7 @@ func jobJSON(j *models.Job, owner string, now time.Time) api.Job {
 	if j.GPUMemoryMiB != nil {
 		out.MemoryGB = float64(*j.GPUMemoryMiB) / 1024
 	}
-	if j.StartedAt != nil && j.EstimatedDurationS != nil {
-		end := j.StartedAt.Add(time.Duration(*j.EstimatedDurationS) * time.Second)
+	if end, ok := expectedEnd(j); ok {
 		out.ExpectedEndAt = &end
 	}
 	if j.EstimatedStartAt != nil && j.State == models.JobQueued {
@@ -54,4 +54,22 @@ func jobJSON(j *models.Job, owner string, now time.Time) api.Job {
 		out.EstimatedWaitTime = &w
 	}
 	return out
+}
+
+// expectedEnd is when a job that started is expected to end: by its
+// estimate, and at the latest at its time limit.
+func expectedEnd(j *models.Job) (time.Time, bool) {
+	if j.StartedAt == nil {
+		return time.Time{}, false
+	}
+	var d int64
+	switch {
+	case j.EstimatedDurationS != nil && (j.TimeLimitS == nil || *j.EstimatedDurationS < *j.TimeLimitS):
+		d = *j.EstimatedDurationS
+	case j.TimeLimitS != nil:
+		d = *j.TimeLimitS
+	default:
+		return time.Time{}, false
+	}
+	return j.StartedAt.Add(time.Duration(d) * time.Second), true
 }

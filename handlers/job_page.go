@@ -115,8 +115,8 @@ func (h *Handlers) jobView(c echo.Context) (views.JobDetail, error) {
 	}
 	if j.StartedAt != nil {
 		d.Started = *j.StartedAt
-		if j.EstimatedDurationS != nil {
-			d.ExpectedEnd = j.StartedAt.Add(time.Duration(*j.EstimatedDurationS) * time.Second)
+		if end, ok := expectedEnd(j); ok {
+			d.ExpectedEnd = end
 		}
 	}
 	if j.EndedAt != nil {
@@ -176,6 +176,8 @@ func jobFields(j *models.Job, loc *time.Location) []views.Field {
 		{Label: "Environment", Value: orNone(strings.Join(env, ", "))},
 		{Label: "Job type", Value: orNone(j.JobType)},
 		{Label: "Estimated duration", Value: est},
+		{Label: "Time limit", Value: limitWords(j)},
+		{Label: "Waits for", Value: waitsWords(j.WaitsFor)},
 		{Label: "Preemptible", Value: fmt.Sprint(j.Preemptible)},
 		{Label: "Checkpoints", Value: checkpointWords(j)},
 		{Label: "GPU time had", Value: fmt.Sprintf("%.2f GPU-h in earlier runs", j.AttainedGPUS/3600)},
@@ -204,4 +206,26 @@ func orNone(s string) string {
 		return "–"
 	}
 	return s
+}
+
+// limitWords says j's time limit and what happens at it.
+func limitWords(j *models.Job) string {
+	if j.TimeLimitS == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%s: then SIGTERM, %d s of grace, SIGKILL, and it ends timeout",
+		localtime.Span(time.Duration(*j.TimeLimitS)*time.Second), j.StopGraceS)
+}
+
+// waitsWords lists the conditions a job still waits for, in Slurm's words.
+func waitsWords(waits string) string {
+	ds := waitsForJSON(waits)
+	if len(ds) == 0 {
+		return "–"
+	}
+	words := make([]string, len(ds))
+	for i, d := range ds {
+		words[i] = d.String()
+	}
+	return strings.Join(words, ", ")
 }

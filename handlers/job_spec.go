@@ -78,8 +78,8 @@ func jobFrom(s *api.SubmitRequest, u *models.User, cp models.Capacity, can func(
 	case grace == 0:
 	case grace < 1 || grace > 3600:
 		return nil, invalid("stop_grace", "must be between 1 s and 1 h, got %d s", grace)
-	case !s.Checkpoint:
-		return nil, invalid("stop_grace", "applies to jobs that checkpoint: set checkpoint too")
+	case j.Executor == models.ExecutorLease:
+		return nil, invalid("stop_grace", "a lease's process is the client's; only node and ray jobs are stopped with a grace")
 	default:
 		j.StopGraceS = int(grace)
 	}

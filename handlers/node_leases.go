@@ -201,7 +201,7 @@ func (h *Handlers) leaseAnswer(ctx context.Context, j *models.Job, owner string)
 			return out, err
 		}
 		for _, g := range gpus {
-			out.GPUs = append(out.GPUs, g.Index)
+			out.GPUs, out.GPUUUIDs = append(out.GPUs, g.Index), append(out.GPUUUIDs, g.UUID)
 		}
 	}
 	return out, nil

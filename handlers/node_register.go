@@ -1,9 +1,11 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -12,8 +14,9 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
-// maxGPUsPerNode bounds a registration; real hosts have at most 16.
-const maxGPUsPerNode = 64
+// maxGPUsPerNode bounds a registration's devices; real hosts have at most
+// 16 GPUs, each of at most 7 MIG devices.
+const maxGPUsPerNode = 128
 
 // NodeRegister handles POST /api/v1/nodes/register: the node agent of the
 // calling node token reports its host and GPU inventory.
@@ -56,24 +59,58 @@ func validateInventory(req api.RegisterNodeRequest) ([]models.GPUInventory, erro
 		return nil, invalid("gpus", "at most %d GPUs per node", maxGPUsPerNode)
 	}
 	seenUUID := map[string]bool{}
-	seenIndex := map[int]bool{}
+	seenIndex := map[int]string{} // the kind of device each index names
 	inv := make([]models.GPUInventory, 0, len(req.GPUs))
 	for i, g := range req.GPUs {
 		field := fmt.Sprintf("gpus[%d]", i)
+		kind := cmp.Or(g.Kind, api.KindWhole)
 		switch {
 		case strings.TrimSpace(g.UUID) == "" || len(g.UUID) > 128:
 			return nil, invalid(field+".uuid", "required, at most 128 characters")
 		case seenUUID[g.UUID]:
 			return nil, invalid(field+".uuid", "%q appears twice", g.UUID)
-		case g.Index < 0 || seenIndex[g.Index]:
-			return nil, invalid(field+".index", "must be a distinct number ≥ 0, got %d", g.Index)
+		case kind != api.KindWhole && kind != api.KindMIG:
+			return nil, invalid(field+".kind", "must be %s or %s, got %q", api.KindWhole, api.KindMIG, g.Kind)
+		case g.Index < 0 || (seenIndex[g.Index] != "" && (kind == api.KindWhole || seenIndex[g.Index] == api.KindWhole)):
+			return nil, invalid(field+".index", "must be a distinct number ≥ 0 (MIG devices share their GPU's), got %d", g.Index)
 		case strings.TrimSpace(g.Model) == "" || len(g.Model) > 128:
 			return nil, invalid(field+".model", "required, at most 128 characters")
 		case g.MemoryMiB <= 0:
 			return nil, invalid(field+".memory_mib", "must be positive, got %d", g.MemoryMiB)
 		}
-		seenUUID[g.UUID], seenIndex[g.Index] = true, true
-		inv = append(inv, models.GPUInventory{Index: g.Index, UUID: g.UUID, Model: g.Model, MemoryMiB: g.MemoryMiB, NVLinkGroup: g.NVLinkGroup})
+		seenUUID[g.UUID], seenIndex[g.Index] = true, kind
+		item := models.GPUInventory{Index: g.Index, UUID: g.UUID, Model: g.Model, MemoryMiB: g.MemoryMiB,
+			NVLinkGroup: g.NVLinkGroup, Kind: kind}
+		if err := validateMIG(field, kind, g.MIG, &item); err != nil {
+			return nil, err
+		}
+		inv = append(inv, item)
 	}
 	return inv, nil
 }
+
+// validateMIG checks a device's MIG description against its kind and
+// copies it into item.
+func validateMIG(field, kind string, m *api.NodeMIG, item *models.GPUInventory) error {
+	switch {
+	case kind == api.KindWhole && m != nil:
+		return invalid(field+".mig", "only a device of kind %s describes a MIG slice", api.KindMIG)
+	case kind == api.KindWhole:
+		return nil
+	case m == nil:
+		return invalid(field+".mig", "required for a device of kind %s", api.KindMIG)
+	case strings.TrimSpace(m.ParentUUID) == "" || len(m.ParentUUID) > 128:
+		return invalid(field+".mig.parent_uuid", "required, at most 128 characters")
+	case !migProfile.MatchString(m.Profile):
+		return invalid(field+".mig.profile", "must be a MIG profile such as 1g.10gb, got %q", m.Profile)
+	case m.Slices < 1 || m.ParentSlices < m.Slices || m.ParentSlices > 64:
+		return invalid(field+".mig.slices", "must be 1–parent_slices (at most 64), got %d of %d", m.Slices, m.ParentSlices)
+	}
+	parent := m.ParentUUID
+	item.ParentUUID, item.Profile, item.Slices, item.ParentSlices = &parent, m.Profile, m.Slices, m.ParentSlices
+	return nil
+}
+
+// migProfile is a MIG device's profile as nvidia-smi names it: "1g.10gb",
+// "1c.3g.40gb", "1g.10gb+me".
+var migProfile = regexp.MustCompile(`^(?:\d+c\.)?\d+g\.\d+gb(?:[+-][a-z][a-z.]*)?$`)

@@ -143,5 +143,6 @@ func (h *Handlers) savePolicy(c echo.Context, cfg scheduler.Config) error {
 	if err != nil {
 		return fmt.Errorf("handlers: save policies: %w", err)
 	}
+	h.forgetPolicy()
 	return nil
 }

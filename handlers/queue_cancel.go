@@ -16,13 +16,14 @@ import (
 // (admins: any). A queued job is canceled at once; a lease ends and frees
 // its GPUs; a job run by an executor is asked to stop, and ends canceled
 // whatever else was asked of it. Canceling a job that already ended is a
-// 409 saying so.
+// 409 saying so. As Slurm's scancel, an array's id cancels all its tasks,
+// "123_4" task 4 of array 123 and "123_[1-3,7]" those tasks.
 func (h *Handlers) QueueCancel(c echo.Context) error {
-	id, err := jobID(c)
+	t, err := parseCancelTarget(c.Param("id"))
 	if err != nil {
 		return err
 	}
-	out, err := h.cancelJob(c, userOf(c), id)
+	out, err := h.cancel(c, userOf(c), t, true)
 	if err != nil {
 		return err
 	}

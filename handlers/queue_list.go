@@ -13,7 +13,9 @@ import (
 
 // QueueList handles GET /api/v1/queue[?mine=true][&user=EMAIL][&state=queued|running]:
 // pending jobs in scheduler order with position, reason and estimated
-// start; running jobs with their start and expected end.
+// start; running jobs with their start and expected end. An array is one
+// entry, its first task holding GPUs (else its first queued one) with the
+// array's summary (tasks counted by state).
 func (h *Handlers) QueueList(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := userOf(c)
@@ -37,6 +39,7 @@ func (h *Handlers) QueueList(c echo.Context) error {
 		}
 		f.OwnerID = &owner.ID
 	}
+	f.Arrays = true
 	jobs, err := models.ListJobs(ctx, h.DB.Bun, f)
 	if err != nil {
 		return fmt.Errorf("handlers: queue: %w", err)
@@ -45,10 +48,17 @@ func (h *Handlers) QueueList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	arrays, err := h.arraysOf(ctx, jobs)
+	if err != nil {
+		return err
+	}
 	now := h.Now()
 	out := api.Queue{QueuedJobs: []api.Job{}, RunningJobs: []api.Job{}}
 	for i := range jobs {
 		j := jobJSON(&jobs[i], emails[jobs[i].OwnerID], now)
+		if id := jobs[i].ArrayJobID; id != nil {
+			j.Array = arrays[*id]
+		}
 		if jobs[i].State == models.JobQueued {
 			out.QueuedJobs = append(out.QueuedJobs, j)
 		} else {

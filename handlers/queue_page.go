@@ -3,7 +3,6 @@ package handlers
 import (
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -34,14 +33,15 @@ func (h *Handlers) QueueFragment(c echo.Context) error {
 }
 
 // JobCancelPage handles POST /jobs/{id}/cancel from the queue page (CSRF
-// checked by the page group). htmx gets the refreshed tables; a plain form
-// is sent back to the queue.
+// checked by the page group): an array's row cancels the whole array, a
+// job's page (return=job) the one job. htmx gets the refreshed tables; a
+// plain form is sent back to the queue.
 func (h *Handlers) JobCancelPage(c echo.Context) error {
 	id, err := jobID(c)
 	if err != nil {
 		return err
 	}
-	if _, err := h.cancelJob(c, userOf(c), id); err != nil {
+	if _, err := h.cancel(c, userOf(c), cancelTarget{id: id}, c.FormValue("return") != "job"); err != nil {
 		return err
 	}
 	if c.FormValue("return") != "job" && c.Request().Header.Get("HX-Request") == "true" {
@@ -58,9 +58,14 @@ func (h *Handlers) queueView(c echo.Context) (views.Queue, error) {
 		return views.Queue{}, err
 	}
 	mine := filter.Mine
+	f.Arrays = true
 	jobs, err := models.ListJobs(ctx, h.DB.Bun, f)
 	if err != nil {
 		return views.Queue{}, fmt.Errorf("handlers: queue page: %w", err)
+	}
+	arrays, err := h.arraysOf(ctx, jobs)
+	if err != nil {
+		return views.Queue{}, err
 	}
 	emails, err := ownerEmails(ctx, h.DB.Bun)
 	if err != nil {
@@ -95,9 +100,15 @@ func (h *Handlers) queueView(c echo.Context) (views.Queue, error) {
 		}
 		if j.StartedAt != nil {
 			row.Started = *j.StartedAt
-			if j.EstimatedDurationS != nil {
-				row.ExpectedEnd = j.StartedAt.Add(time.Duration(*j.EstimatedDurationS) * time.Second)
+			if end, ok := expectedEnd(j); ok {
+				row.ExpectedEnd = end
 			}
+		}
+		if j.ArrayJobID != nil {
+			if row.Array, err = h.arrayRow(ctx, arrays[*j.ArrayJobID]); err != nil {
+				return views.Queue{}, err
+			}
+			row.ID, row.GPUNames = *j.ArrayJobID, "" // its tasks hold GPUs each
 		}
 		if j.State == models.JobQueued {
 			q.Pending = append(q.Pending, row)
@@ -135,4 +146,5 @@ func queueFilter(c echo.Context, u *models.User) (views.QueueFilter, models.JobF
 
 // queuePageColumns are the job columns the queue page shows.
 var queuePageColumns = []string{"id", "name", "owner_id", "state", "gpu_count", "priority", "executor", "queue_position",
-	"pending_code", "pending_reason", "estimated_start_at", "submitted_at", "started_at", "estimated_duration_s"}
+	"pending_code", "pending_reason", "estimated_start_at", "submitted_at", "started_at", "estimated_duration_s",
+	"time_limit_s", "array_job_id", "array_task_id"}

@@ -14,7 +14,9 @@ import (
 // QueueSubmit handles POST /api/v1/queue/submit: validate the job against
 // the cluster and the caller's rights, queue it (with its first event and a
 // change signal that wakes the scheduler), and answer 201 with the job.
-// An Idempotency-Key makes a retry return the same job.
+// An Idempotency-Key makes a retry return the same job. A job that waits
+// for others ("after") is queued in a transaction with its conditions; an
+// array ("array") with all its tasks in one statement.
 func (h *Handlers) QueueSubmit(c echo.Context) error {
 	u := userOf(c)
 	var spec api.SubmitRequest
@@ -34,7 +36,18 @@ func (h *Handlers) QueueSubmit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.Request().Header.Get("Idempotency-Key") == "" {
+	if err := h.applyTimeLimit(ctx, job, spec.TimeLimit); err != nil {
+		return err
+	}
+	deps, err := dependenciesFrom(spec.After, job.Executor)
+	if err != nil {
+		return err
+	}
+	array, err := arrayFrom(spec.Array, job.Executor)
+	if err != nil {
+		return err
+	}
+	if c.Request().Header.Get("Idempotency-Key") == "" && len(deps) == 0 && array == nil {
 		// One atomic statement, shared with the submissions that arrive
 		// together: no transaction needed.
 		now := h.Now()
@@ -48,11 +61,17 @@ func (h *Handlers) QueueSubmit(c echo.Context) error {
 	var out any
 	err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
 		status, out, err = idempotent(c, tx, body, func(ctx context.Context) (int, any, error) {
-			now := h.Now()
-			if err := models.CreateJob(ctx, tx.PGX(), job, now); err != nil {
+			job.SubmittedAt = h.Now()
+			conds, a, err := createQueued(ctx, tx, job, deps, array)
+			if err != nil {
 				return 0, nil, err
 			}
-			return http.StatusCreated, jobJSON(job, u.Email, now), nil
+			answer := jobJSON(job, u.Email, job.SubmittedAt)
+			answer.After = dependencyStates(conds)
+			if a != nil {
+				answer.Array = arraySummary(a, map[string]int{models.JobQueued: a.TaskCount})
+			}
+			return http.StatusCreated, answer, nil
 		})
 		return err
 	})

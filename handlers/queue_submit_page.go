@@ -35,6 +35,7 @@ func (h *Handlers) QueueSubmitPage(c echo.Context) error {
 	form.CSRF = csrfToken(c)
 	form.Name, form.GPUModel, form.Command = c.FormValue("name"), c.FormValue("gpu_model"), c.FormValue("command")
 	form.Duration, form.Priority, form.Executor = c.FormValue("estimated_duration"), c.FormValue("priority"), c.FormValue("executor")
+	form.TimeLimit = c.FormValue("time_limit")
 	job, err := h.submitFromForm(ctx, c, u, &form)
 	htmx := c.Request().Header.Get("HX-Request") == "true"
 	var apiErr *APIError
@@ -85,12 +86,20 @@ func (h *Handlers) submitFromForm(ctx context.Context, c echo.Context, u *models
 			return nil, invalid("estimated_duration", "%s", err)
 		}
 	}
+	if d := strings.TrimSpace(f.TimeLimit); d != "" {
+		if spec.TimeLimit, err = api.ParseTimeLimit(d); err != nil {
+			return nil, invalid("time_limit", "%s", err)
+		}
+	}
 	cp, err := h.capacity(ctx)
 	if err != nil {
 		return nil, err
 	}
 	job, err := jobFrom(&spec, u, cp, h.CanRun)
 	if err != nil {
+		return nil, err
+	}
+	if err := h.applyTimeLimit(ctx, job, spec.TimeLimit); err != nil {
 		return nil, err
 	}
 	if err := h.jobBatch.Create(ctx, h.DB.Pool, job, h.Now()); err != nil {

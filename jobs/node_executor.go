@@ -50,6 +50,9 @@ func (e *NodeExecutor) Hand(ctx context.Context, tx *models.Tx, j *models.Job, g
 	if owner.UnixUser != nil {
 		start.UnixUser = *owner.UnixUser
 	}
+	if start.Array, err = arrayTask(ctx, tx, j); err != nil {
+		return models.Handover{}, err
+	}
 	for _, g := range gpus {
 		if g.NodeID != gpus[0].NodeID {
 			return models.Handover{}, &models.Refusal{Reason: "the node executor runs a job on one node; this one spans several (use Ray)"}
@@ -97,4 +100,16 @@ func currentStart(ctx context.Context, tx *models.Tx, j *models.Job) (*models.No
 		return models.GetCommand(ctx, tx, *j.StartCommandID)
 	}
 	return models.LatestCommand(ctx, tx, j.ID, models.CommandStart)
+}
+
+// arrayTask is which task of which array j is; nil when it is no task.
+func arrayTask(ctx context.Context, tx *models.Tx, j *models.Job) (*api.ArrayTask, error) {
+	if j.ArrayJobID == nil || j.ArrayTaskID == nil {
+		return nil, nil
+	}
+	a, err := models.GetArray(ctx, tx, *j.ArrayJobID)
+	if err != nil {
+		return nil, err
+	}
+	return &api.ArrayTask{JobID: a.ID, TaskID: *j.ArrayTaskID, TaskCount: a.TaskCount, TaskMin: a.TaskMin, TaskMax: a.TaskMax}, nil
 }

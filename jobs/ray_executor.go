@@ -125,7 +125,7 @@ func stopState(kind models.StopKind) string {
 	case models.StopPreempt:
 		return models.JobPreempted
 	case models.StopTimeLimit:
-		return models.JobFailed
+		return models.JobTimeout
 	case models.StopRelease, models.StopExpire:
 		return models.JobCompleted
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/ray"
 	"github.com/gpuscheduler/gpuscheduler/models"
@@ -143,6 +144,17 @@ func (e *RayExecutor) refused(ctx context.Context, jobID int64, run *models.RayR
 // Ray node the first one maps to, its owner; token marks this run.
 func (e *RayExecutor) placement(ctx context.Context, tx *models.Tx, j *models.Job, sid, token string) (ray.Placement, error) {
 	p := ray.Placement{JobID: j.ID, SubmissionID: sid, Name: j.Name, Entrypoint: j.Command, Env: j.Env, RunToken: token}
+	task, err := arrayTask(ctx, tx, j)
+	if err != nil {
+		return p, err
+	}
+	if task != nil {
+		p.Env = maps.Clone(j.Env)
+		if p.Env == nil {
+			p.Env = map[string]string{}
+		}
+		maps.Copy(p.Env, task.Env())
+	}
 	gpus, err := models.JobGPUs(ctx, tx, j.ID)
 	if err != nil {
 		return p, err

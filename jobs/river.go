@@ -77,6 +77,8 @@ func NewClient(d *Deps) (*river.Client[pgx.Tx], error) {
 	river.AddWorker(workers, &legacyDispatchWorker{deps: d})
 	river.AddWorker(workers, &legacyStopWorker{deps: d})
 	river.AddWorker(workers, &LeaseExpiryWorker{deps: d})
+	river.AddWorker(workers, &TimeLimitWorker{deps: d})
+	river.AddWorker(workers, &DependencySweepWorker{deps: d})
 	river.AddWorker(workers, &HoldExpiryWorker{deps: d})
 	river.AddWorker(workers, &ScoringObserveWorker{deps: d})
 	// Ray dispatch (they do nothing until a RayExecutor is registered).
@@ -142,6 +144,6 @@ func periodicJobs(cfg Config) []*river.PeriodicJob {
 		telemetryRollupPeriodic(),
 		retentionPeriodic(),
 		notifySweepPeriodic(), idleReclaimPeriodic(cfg), notifyTimersPeriodic(),
-		invariantSweepPeriodic(),
+		invariantSweepPeriodic(), timeLimitPeriodic(), dependencySweepPeriodic(),
 	}
 }

@@ -12,10 +12,11 @@ import (
 
 // heldByModelQuery is heldQuery with the GPUs' model: an attempt's
 // allocations grouped by model too, so an attempt on two models is two
-// intervals whose GPUs add up to the attempt's.
+// intervals whose GPUs (each weighed by its fraction of a GPU, as in
+// heldQuery) add up to the attempt's.
 const heldByModelQuery = `
-SELECT a.user_id, coalesce(j.team_id, u.team_id, 0), a.model, a.gpus, a.created_at, a.released_at
-FROM (SELECT al.job_id, al.user_id, al.created_at, al.released_at, g.model, count(*) AS gpus
+SELECT a.user_id, coalesce(j.team_id, u.team_id, 0), a.model, a.gpus, a.fraction, a.created_at, a.released_at
+FROM (SELECT al.job_id, al.user_id, al.created_at, al.released_at, g.model, count(*) AS gpus, avg(g.fraction) AS fraction
       FROM allocations al JOIN gpus g ON g.id = al.gpu_id
       WHERE al.created_at < ? AND (al.released_at IS NULL OR al.released_at > ?)
       GROUP BY al.job_id, al.user_id, al.created_at, al.released_at, g.model) a
@@ -47,7 +48,7 @@ func gpuTimeByModel(ctx context.Context, db bun.IDB, from, to, now time.Time) ([
 			h   scheduler.Held
 			end *time.Time
 		)
-		if err := r.Scan(&k.UserID, &k.TeamID, &k.Model, &h.GPUs, &h.Start, &end); err != nil {
+		if err := r.Scan(&k.UserID, &k.TeamID, &k.Model, &h.GPUs, &h.Fraction, &h.Start, &end); err != nil {
 			return nil, fmt.Errorf("models: GPU time by model: %w", err)
 		}
 		if end != nil {

@@ -72,7 +72,7 @@ func JobGPUs(ctx context.Context, db bun.IDB, jobID int64) ([]JobGPU, error) {
 	err := db.NewSelect().Model((*GPU)(nil)).ColumnExpr("gpu.*, n.name AS node_name").
 		Join("JOIN nodes AS n ON n.id = gpu.node_id").
 		Join("JOIN allocations AS a ON a.gpu_id = gpu.id AND a.released_at IS NULL").
-		Where("a.job_id = ?", jobID).OrderExpr("n.name, gpu.idx").Scan(ctx, &out)
+		Where("a.job_id = ?", jobID).OrderExpr("n.name, gpu.idx, gpu.id").Scan(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("models: gpus of job %d: %w", jobID, err)
 	}

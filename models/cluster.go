@@ -44,7 +44,7 @@ func ClusterStatus(ctx context.Context, db bun.IDB) ([]NodeStatus, error) {
 		Join("LEFT JOIN jobs AS j ON j.id = a.job_id").
 		Join("LEFT JOIN users AS u ON u.id = a.user_id").
 		Where("gpu.present").
-		OrderExpr("gpu.node_id, gpu.idx").
+		OrderExpr("gpu.node_id, gpu.idx, gpu.id").
 		Scan(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("models: cluster status: %w", err)

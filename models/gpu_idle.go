@@ -14,14 +14,15 @@ const IdleUtilizationPct = 5
 
 // MarkIdle updates idle_since of node's GPUs after a heartbeat: an
 // allocated GPU at or below IdleUtilizationPct keeps (or starts) its idle
-// stretch; any other GPU has none.
+// stretch; any other GPU has none, nor has a MIG device (it has no
+// utilization of its own).
 func MarkIdle(ctx context.Context, db bun.IDB, nodeID int64, now time.Time) error {
 	_, err := db.ExecContext(ctx, `
 UPDATE gpus g SET idle_since = CASE
-    WHEN g.utilization_pct <= ? AND EXISTS (SELECT 1 FROM allocations a WHERE a.gpu_id = g.id AND a.released_at IS NULL)
+    WHEN g.utilization_pct <= ? AND g.kind = 'whole' AND EXISTS (SELECT 1 FROM allocations a WHERE a.gpu_id = g.id AND a.released_at IS NULL)
     THEN coalesce(g.idle_since, ?) END
 WHERE g.node_id = ? AND g.present AND g.idle_since IS DISTINCT FROM CASE
-    WHEN g.utilization_pct <= ? AND EXISTS (SELECT 1 FROM allocations a WHERE a.gpu_id = g.id AND a.released_at IS NULL)
+    WHEN g.utilization_pct <= ? AND g.kind = 'whole' AND EXISTS (SELECT 1 FROM allocations a WHERE a.gpu_id = g.id AND a.released_at IS NULL)
     THEN coalesce(g.idle_since, ?) END`, IdleUtilizationPct, now, nodeID, IdleUtilizationPct, now)
 	if err != nil {
 		return fmt.Errorf("models: idle GPUs of node %d: %w", nodeID, err)

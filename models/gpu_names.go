@@ -25,9 +25,10 @@ func (e *NoSuchGPUError) Error() string { return "no GPU " + e.Name + " in the c
 func (e *NoSuchGPUError) Unwrap() error { return ErrNoSuchGPU }
 
 // ResolveGPURefs gives the ids of the GPUs refs names, in order: a GPU
-// named node:index is looked up among the present GPUs (node names match
-// without regard to case); one named by id is taken as it is (whoever uses
-// it checks it exists).
+// named node:index is looked up among the present whole GPUs (node names
+// match without regard to case; a MIG device shares its GPU's index and is
+// named by id); one named by id is taken as it is (whoever uses it checks
+// it exists).
 func ResolveGPURefs(ctx context.Context, db bun.IDB, refs api.GPURefs) ([]int64, error) {
 	out := make([]int64, len(refs))
 	var nodes []string
@@ -43,7 +44,7 @@ func ResolveGPURefs(ctx context.Context, db bun.IDB, refs api.GPURefs) ([]int64,
 	var gpus []BookableGPU
 	err := db.NewSelect().TableExpr("gpus AS g").Join("JOIN nodes AS n ON n.id = g.node_id").
 		ColumnExpr("g.id, g.node_id, n.name AS node_name, g.idx, g.model").
-		Where("g.present").Where("lower(n.name) IN (?)", bun.In(nodes)).Scan(ctx, &gpus)
+		Where("g.present").Where("g.kind = 'whole'").Where("lower(n.name) IN (?)", bun.In(nodes)).Scan(ctx, &gpus)
 	if err != nil {
 		return nil, fmt.Errorf("models: GPUs by name: %w", err)
 	}
@@ -70,14 +71,17 @@ func GPUNamesOf(ctx context.Context, db bun.IDB, ids []int64) (map[int64]api.GPU
 	if len(ids) == 0 {
 		return out, nil
 	}
-	var rows []BookableGPU
+	var rows []struct {
+		BookableGPU
+		Profile string `bun:"profile"`
+	}
 	err := db.NewSelect().TableExpr("gpus AS g").Join("JOIN nodes AS n ON n.id = g.node_id").
-		ColumnExpr("g.id, g.node_id, n.name AS node_name, g.idx, g.model").Where("g.id IN (?)", bun.In(ids)).Scan(ctx, &rows)
+		ColumnExpr("g.id, g.node_id, n.name AS node_name, g.idx, g.model, g.profile").Where("g.id IN (?)", bun.In(ids)).Scan(ctx, &rows)
 	if err != nil {
 		return nil, fmt.Errorf("models: GPU names: %w", err)
 	}
 	for _, g := range rows {
-		out[g.ID] = api.GPURef{ID: g.ID, Node: g.NodeName, Index: g.Index}
+		out[g.ID] = api.GPURef{ID: g.ID, Node: g.NodeName, Index: g.Index, Profile: g.Profile}
 	}
 	return out, nil
 }
@@ -121,19 +125,20 @@ func LiveJobGPUs(ctx context.Context, db bun.IDB, jobIDs []int64) (map[int64]api
 		return out, nil
 	}
 	var rows []struct {
-		JobID int64  `bun:"job_id"`
-		GPUID int64  `bun:"gpu_id"`
-		Node  string `bun:"node"`
-		Index int    `bun:"idx"`
+		JobID   int64  `bun:"job_id"`
+		GPUID   int64  `bun:"gpu_id"`
+		Node    string `bun:"node"`
+		Index   int    `bun:"idx"`
+		Profile string `bun:"profile"`
 	}
-	err := db.NewRaw(`SELECT a.job_id, a.gpu_id, n.name AS node, g.idx FROM allocations a
+	err := db.NewRaw(`SELECT a.job_id, a.gpu_id, n.name AS node, g.idx, g.profile FROM allocations a
 JOIN gpus g ON g.id = a.gpu_id JOIN nodes n ON n.id = g.node_id
 WHERE a.released_at IS NULL AND a.job_id IN (?) ORDER BY a.job_id, n.name, g.idx`, bun.In(jobIDs)).Scan(ctx, &rows)
 	if err != nil {
 		return nil, fmt.Errorf("models: GPUs of running jobs: %w", err)
 	}
 	for _, r := range rows {
-		out[r.JobID] = append(out[r.JobID], api.GPURef{ID: r.GPUID, Node: r.Node, Index: r.Index})
+		out[r.JobID] = append(out[r.JobID], api.GPURef{ID: r.GPUID, Node: r.Node, Index: r.Index, Profile: r.Profile})
 	}
 	return out, nil
 }

@@ -14,14 +14,15 @@ import (
 // to), one row per attempt of a job: an attempt's allocations are created
 // together and released together, so they are counted once with their
 // number of GPUs (grouped before the join: the join then sees one row per
-// attempt, not per GPU). The team is the job's, else its owner's; 0 when
-// neither.
+// attempt, not per GPU), each GPU weighed by its fraction of a GPU (a MIG
+// device's slices over its parent's; 1 for a whole GPU). The team is the
+// job's, else its owner's; 0 when neither.
 const heldQuery = `
-SELECT a.user_id, coalesce(j.team_id, u.team_id, 0), a.gpus, a.created_at, a.released_at
-FROM (SELECT job_id, user_id, created_at, released_at, count(*) AS gpus
-      FROM allocations
-      WHERE created_at < ? AND (released_at IS NULL OR released_at > ?)
-      GROUP BY job_id, user_id, created_at, released_at) a
+SELECT a.user_id, coalesce(j.team_id, u.team_id, 0), a.gpus, a.fraction, a.created_at, a.released_at
+FROM (SELECT a.job_id, a.user_id, a.created_at, a.released_at, count(*) AS gpus, avg(g.fraction) AS fraction
+      FROM allocations a JOIN gpus g ON g.id = a.gpu_id
+      WHERE a.created_at < ? AND (a.released_at IS NULL OR a.released_at > ?)
+      GROUP BY a.job_id, a.user_id, a.created_at, a.released_at) a
 JOIN jobs j ON j.id = a.job_id JOIN users u ON u.id = a.user_id`
 
 // readHeld is the one reader of GPU time: every attempt's allocations that
@@ -40,7 +41,7 @@ func readHeld(ctx context.Context, db bun.IDB, from, to time.Time) ([]scheduler.
 			h   scheduler.Held
 			end *time.Time
 		)
-		if err := r.Scan(&h.UserID, &h.TeamID, &h.GPUs, &h.Start, &end); err != nil {
+		if err := r.Scan(&h.UserID, &h.TeamID, &h.GPUs, &h.Fraction, &h.Start, &end); err != nil {
 			return nil, fmt.Errorf("models: GPU time: %w", err)
 		}
 		if end != nil {

@@ -49,8 +49,19 @@ type GPU struct {
 	// IdleSince is when an allocated GPU's utilization last fell near zero
 	// (nil: busy, or not allocated); see IdleAfter.
 	IdleSince *time.Time `bun:"idle_since" json:"idle_since,omitempty"`
-	CreatedAt time.Time  `bun:"created_at,notnull,default:now()" json:"created_at"`
-	UpdatedAt time.Time  `bun:"updated_at,notnull,default:now()" json:"updated_at"`
+	// Kind is GPUWhole, or GPUMIG for a MIG device of the GPU ParentUUID,
+	// with its Profile and its Slices of the parent's ParentSlices.
+	Kind         string  `bun:"kind,notnull" json:"kind"`
+	ParentUUID   *string `bun:"parent_uuid" json:"parent_uuid,omitempty"`
+	Profile      string  `bun:"profile,notnull" json:"profile,omitempty"`
+	Slices       int     `bun:"slices,notnull" json:"slices,omitempty"`
+	ParentSlices int     `bun:"parent_slices,notnull" json:"parent_slices,omitempty"`
+	// Fraction is the share of a GPU the device is: 1 for a whole GPU,
+	// Slices/ParentSlices for a MIG device. Fair share charges it. The
+	// database computes it: never written.
+	Fraction  float64   `bun:"fraction,notnull" json:"fraction"`
+	CreatedAt time.Time `bun:"created_at,notnull,default:now()" json:"created_at"`
+	UpdatedAt time.Time `bun:"updated_at,notnull,default:now()" json:"updated_at"`
 	// The heartbeats since the last usage sample (SampleEvery), which the
 	// heartbeat alone writes.
 	SampleAt      *time.Time `bun:"sample_at,scanonly" json:"-"`
@@ -59,13 +70,26 @@ type GPU struct {
 	SampleUtilMax int        `bun:"sample_util_max,scanonly" json:"-"`
 }
 
-// GPUInventory is what a node reports of one GPU when it registers.
+// The kinds of GPU row.
+const (
+	GPUWhole = "whole" // a GPU outside MIG mode
+	GPUMIG   = "mig"   // a MIG device: a slice of a GPU in MIG mode
+)
+
+// GPUInventory is what a node reports of one schedulable device when it
+// registers: a whole GPU, or a MIG device (Kind GPUMIG, with its parent's
+// index and UUID, its profile and its compute slices).
 type GPUInventory struct {
-	Index       int    `json:"index"`
-	UUID        string `json:"uuid"`
-	Model       string `json:"model"`
-	MemoryMiB   int64  `json:"memory_mib"`
-	NVLinkGroup *int   `json:"nvlink_group,omitempty"`
+	Index        int     `json:"index"`
+	UUID         string  `json:"uuid"`
+	Model        string  `json:"model"`
+	MemoryMiB    int64   `json:"memory_mib"`
+	NVLinkGroup  *int    `json:"nvlink_group,omitempty"`
+	Kind         string  `json:"kind"`
+	ParentUUID   *string `json:"parent_uuid"`
+	Profile      string  `json:"profile"`
+	Slices       int     `json:"slices"`
+	ParentSlices int     `json:"parent_slices"`
 }
 
 // GPUTelemetry is one GPU's sample in a heartbeat.
@@ -83,7 +107,8 @@ type GPUTelemetry struct {
 
 // RegisterNode records that a node's agent started: its host, version and
 // GPU inventory. GPUs are matched by UUID; those no longer reported are kept
-// (allocations and history refer to them) but marked not present.
+// (allocations and history refer to them) but marked not present, as is a
+// GPU put in MIG mode (its MIG devices are reported instead).
 func RegisterNode(ctx context.Context, db bun.IDB, nodeID int64, hostname, version string, gpus []GPUInventory, now time.Time) error {
 	if _, err := db.NewUpdate().Model((*Node)(nil)).
 		Set("hostname = ?", hostname).Set("agent_version = ?", version).
@@ -102,12 +127,16 @@ func RegisterNode(ctx context.Context, db bun.IDB, nodeID int64, hostname, versi
 		return fmt.Errorf("models: register node %d: %w", nodeID, err)
 	}
 	_, err = db.ExecContext(ctx, `
-INSERT INTO gpus (node_id, idx, uuid, model, memory_mib, nvlink_group, present, updated_at)
-SELECT ?, t.index, t.uuid, t.model, t.memory_mib, t.nvlink_group, true, ?
-FROM jsonb_to_recordset(?::jsonb) AS t(index int, uuid text, model text, memory_mib bigint, nvlink_group int)
+INSERT INTO gpus (node_id, idx, uuid, model, memory_mib, nvlink_group, kind, parent_uuid, profile, slices, parent_slices,
+    present, updated_at)
+SELECT ?, t.index, t.uuid, t.model, t.memory_mib, t.nvlink_group, coalesce(nullif(t.kind, ''), 'whole'), t.parent_uuid,
+    coalesce(t.profile, ''), coalesce(t.slices, 0), coalesce(t.parent_slices, 0), true, ?
+FROM jsonb_to_recordset(?::jsonb) AS t(index int, uuid text, model text, memory_mib bigint, nvlink_group int,
+    kind text, parent_uuid text, profile text, slices int, parent_slices int)
 ON CONFLICT (uuid) DO UPDATE SET node_id = excluded.node_id, idx = excluded.idx, model = excluded.model,
-    memory_mib = excluded.memory_mib, nvlink_group = excluded.nvlink_group, present = true,
-    updated_at = excluded.updated_at`, nodeID, now, string(inv))
+    memory_mib = excluded.memory_mib, nvlink_group = excluded.nvlink_group, kind = excluded.kind,
+    parent_uuid = excluded.parent_uuid, profile = excluded.profile, slices = excluded.slices,
+    parent_slices = excluded.parent_slices, present = true, updated_at = excluded.updated_at`, nodeID, now, string(inv))
 	if err != nil {
 		return fmt.Errorf("models: register node %d: upsert gpus: %w", nodeID, err)
 	}

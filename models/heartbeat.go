@@ -37,7 +37,7 @@ WITH n AS (
     SELECT * FROM jsonb_to_recordset(?::jsonb) AS t(uuid text, utilization_pct int, memory_used_mib bigint,
         temperature_c int, power_w int, power_limit_w int, health text, health_reason text, processes jsonb)
 ), old AS (
-    SELECT g.id, g.health, g.processes = '[]'::jsonb AS idle, g.idle_since,
+    SELECT g.id, g.health, g.processes = '[]'::jsonb AS idle, g.idle_since, g.kind,
         g.sample_at, g.sample_beats, g.sample_util_sum, g.sample_util_max,
         -- A sample is due when the last one is SampleEvery old (or in the future: the clock went back).
         (g.sample_at IS NULL OR g.sample_at > ? OR g.sample_at <= ?) AS due,
@@ -49,7 +49,8 @@ WITH n AS (
         temperature_c = t.temperature_c, power_w = t.power_w, power_limit_w = t.power_limit_w,
         health = t.health, health_reason = t.health_reason, processes = t.processes, telemetry_at = ?,
         -- An allocated GPU below the idle threshold has been idle since it first was (gpu_idle.go).
-        idle_since = CASE WHEN t.utilization_pct <= ? AND old.held THEN coalesce(old.idle_since, ?) END,
+        -- A MIG device has no utilization of its own: it is never taken for idle.
+        idle_since = CASE WHEN t.utilization_pct <= ? AND old.held AND old.kind = 'whole' THEN coalesce(old.idle_since, ?) END,
         -- Utilization since the last sample accumulates until the next one is due.
         sample_at = CASE WHEN old.due THEN ? ELSE old.sample_at END,
         sample_beats = CASE WHEN old.due THEN 0 ELSE old.sample_beats + 1 END,

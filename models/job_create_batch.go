@@ -20,16 +20,17 @@ type BatchQuerier interface {
 const insertJobsSQL = `
     INSERT INTO jobs (name, owner_id, team_id, state, command, workdir, env, job_type, gpu_count, gpu_memory_mib,
         gpu_model, allow_multi_node, priority, preemptible, estimated_duration_s, executor, max_retries,
-        submitted_at, updated_at, lease_ttl_s, client_ref, checkpoint, stop_grace_s, submit_token)
+        submitted_at, updated_at, lease_ttl_s, client_ref, checkpoint, stop_grace_s, submit_token, time_limit_s,
+        waits_for)
     SELECT name, owner_id, team_id, 'queued', command, workdir, env::jsonb, job_type, gpu_count, gpu_memory_mib,
         gpu_model, allow_multi_node, priority, preemptible, estimated_duration_s, executor, max_retries,
-        at, at, lease_ttl_s, client_ref, checkpoint, stop_grace_s, token
+        at, at, lease_ttl_s, client_ref, checkpoint, stop_grace_s, token, time_limit_s, waits_for
     FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[],
         $9::bigint[], $10::text[], $11::bool[], $12::int[], $13::bool[], $14::bigint[], $15::text[], $16::int[],
-        $17::timestamptz[], $18::bigint[], $19::text[], $20::bool[], $21::int[], $22::uuid[])
+        $17::timestamptz[], $18::bigint[], $19::text[], $20::bool[], $21::int[], $22::uuid[], $23::bigint[], $24::text[])
         AS t(name, owner_id, team_id, command, workdir, env, job_type, gpu_count, gpu_memory_mib, gpu_model,
         allow_multi_node, priority, preemptible, estimated_duration_s, executor, max_retries, at, lease_ttl_s,
-        client_ref, checkpoint, stop_grace_s, token)`
+        client_ref, checkpoint, stop_grace_s, token, time_limit_s, waits_for)`
 
 // firstEventsSQL writes the first job_events row of every job j inserted.
 const firstEventsSQL = `
@@ -82,6 +83,8 @@ func jobArrays(jobs []*Job, nows []time.Time) ([]any, error) {
 			make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		owners                         = make([]int64, n)
 		teams, mems, durations, ttls   = make([]*int64, n), make([]*int64, n), make([]*int64, n), make([]*int64, n)
+		limits                         = make([]*int64, n)
+		waits                          = make([]string, n)
 		counts, prios, retries, graces = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
 		multi, preemptible, checkpoint = make([]bool, n), make([]bool, n), make([]bool, n)
 		ats                            = make([]time.Time, n)
@@ -95,8 +98,9 @@ func jobArrays(jobs []*Job, nows []time.Time) ([]any, error) {
 		names[i], owners[i], teams[i], commands[i], workdirs[i], envs[i], types[i] = j.Name, j.OwnerID, j.TeamID, j.Command, j.Workdir, string(env), j.JobType
 		counts[i], mems[i], gpuModels[i], multi[i], prios[i], preemptible[i] = int32(j.GPUCount), j.GPUMemoryMiB, j.GPUModel, j.AllowMultiNode, int32(j.Priority), j.Preemptible
 		durations[i], executors[i], retries[i], ats[i], ttls[i] = j.EstimatedDurationS, j.Executor, int32(j.MaxRetries), nows[i], j.LeaseTTLS
-		refs[i], checkpoint[i], graces[i], tokens[i] = j.ClientRef, j.Checkpoint, int32(j.StopGraceS), j.SubmitToken
+		refs[i], checkpoint[i], graces[i], tokens[i], limits[i] = j.ClientRef, j.Checkpoint, int32(j.StopGraceS), j.SubmitToken, j.TimeLimitS
+		waits[i] = j.WaitsFor
 	}
 	return []any{names, owners, teams, commands, workdirs, envs, types, counts, mems, gpuModels,
-		multi, prios, preemptible, durations, executors, retries, ats, ttls, refs, checkpoint, graces, tokens}, nil
+		multi, prios, preemptible, durations, executors, retries, ats, ttls, refs, checkpoint, graces, tokens, limits, waits}, nil
 }

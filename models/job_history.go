@@ -151,8 +151,10 @@ func addRuns(ctx context.Context, db bun.IDB, jobs []HistoryJob, now time.Time) 
 		GPUID      int64      `bun:"gpu_id"`
 		Node       string     `bun:"node"`
 		Index      int        `bun:"idx"`
+		Profile    string     `bun:"profile"`
+		Fraction   float64    `bun:"fraction"`
 	}
-	err := db.NewRaw(`SELECT a.job_id, a.created_at, a.released_at, a.gpu_id, n.name AS node, g.idx
+	err := db.NewRaw(`SELECT a.job_id, a.created_at, a.released_at, a.gpu_id, n.name AS node, g.idx, g.profile, g.fraction
 FROM allocations a JOIN gpus g ON g.id = a.gpu_id JOIN nodes n ON n.id = g.node_id
 WHERE a.job_id IN (?) ORDER BY a.job_id, a.created_at, a.released_at NULLS LAST, n.name, g.idx`, bun.In(ids)).Scan(ctx, &rows)
 	if err != nil {
@@ -177,9 +179,11 @@ WHERE a.job_id IN (?) ORDER BY a.job_id, a.created_at, a.released_at NULLS LAST,
 			order = append(order, k)
 			at[r.JobID].GPUs = nil // a later run: its GPUs are the ones shown
 		}
+		// A run's GPUs weigh their mean fraction of a GPU, as heldQuery has it.
+		h.Fraction = (h.Fraction*float64(h.GPUs) + r.Fraction) / float64(h.GPUs+1)
 		h.GPUs++
 		j := at[r.JobID]
-		j.GPUs = append(j.GPUs, api.GPURef{ID: r.GPUID, Node: r.Node, Index: r.Index})
+		j.GPUs = append(j.GPUs, api.GPURef{ID: r.GPUID, Node: r.Node, Index: r.Index, Profile: r.Profile})
 	}
 	for _, k := range order {
 		h, j := runs[k], at[k.job]

@@ -21,22 +21,24 @@ const (
 	JobCompleted  = api.JobCompleted
 	JobFailed     = api.JobFailed
 	JobCanceled   = api.JobCanceled
+	JobTimeout    = api.JobTimeout
 	JobPreempted  = api.JobPreempted
 )
 
 // JobStates lists every state in the order of a job's life.
-var JobStates = []string{JobQueued, JobScheduled, JobAllocating, JobRunning, JobPreempted, JobCompleted, JobFailed, JobCanceled}
+var JobStates = []string{JobQueued, JobScheduled, JobAllocating, JobRunning, JobPreempted, JobCompleted, JobFailed, JobCanceled, JobTimeout}
 
 // jobMoves is the only graph a job's state may move along:
-// queued → scheduled → allocating → running → completed | failed | canceled,
-// queued → canceled, running → preempted → queued. A job that was scheduled
+// queued → scheduled → allocating → running → completed | failed | canceled
+// | timeout (it ran past its time limit), queued → canceled, running →
+// preempted → queued. A job that was scheduled
 // or allocating may also be canceled, fail to start, or go back to the queue
 // when its node is lost before it ran.
 var jobMoves = map[string][]string{
 	JobQueued:     {JobScheduled, JobCanceled},
 	JobScheduled:  {JobAllocating, JobQueued, JobCanceled, JobFailed},
 	JobAllocating: {JobRunning, JobQueued, JobCanceled, JobFailed},
-	JobRunning:    {JobCompleted, JobFailed, JobCanceled, JobPreempted},
+	JobRunning:    {JobCompleted, JobFailed, JobCanceled, JobTimeout, JobPreempted},
 	JobPreempted:  {JobQueued, JobCanceled},
 }
 

@@ -42,6 +42,17 @@ type Job struct {
 	Priority           int               `bun:"priority,notnull" json:"priority"`
 	Preemptible        bool              `bun:"preemptible,notnull" json:"preemptible"`
 	EstimatedDurationS *int64            `bun:"estimated_duration_s" json:"estimated_duration_s,omitempty"`
+	// TimeLimitS is the job's time limit, as Slurm's: a run past it is
+	// stopped (SIGTERM, its stop grace, SIGKILL) and the job ends timeout;
+	// nil: no limit.
+	TimeLimitS *int64 `bun:"time_limit_s" json:"time_limit_s,omitempty"`
+	// WaitsFor is the dependencies a queued job still waits for, as
+	// "kind:id,…" in id order ('' none; job_dependencies holds them all).
+	WaitsFor string `bun:"waits_for,notnull" json:"waits_for,omitempty"`
+	// ArrayJobID and ArrayTaskID make the job a task of an array (its
+	// first task's id, job_arrays) with its task id; nil: not a task.
+	ArrayJobID  *int64 `bun:"array_job_id" json:"array_job_id,omitempty"`
+	ArrayTaskID *int   `bun:"array_task_id" json:"array_task_id,omitempty"`
 	// Checkpoint-aware preemption (migration 0013): the job saves and
 	// resumes; StopGraceS is its time between SIGTERM and SIGKILL;
 	// AttainedGPUS the GPU-seconds of its earlier runs; PreemptedAt its
@@ -125,8 +136,9 @@ const createJobSQL = `
 WITH j AS (
     INSERT INTO jobs (name, owner_id, team_id, state, command, workdir, env, job_type, gpu_count, gpu_memory_mib,
         gpu_model, allow_multi_node, priority, preemptible, estimated_duration_s, executor, max_retries,
-        submitted_at, updated_at, lease_ttl_s, client_ref, checkpoint, stop_grace_s, submit_token)
-    VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18, $19, $20, $21, $22)
+        submitted_at, updated_at, lease_ttl_s, client_ref, checkpoint, stop_grace_s, submit_token, time_limit_s,
+        waits_for)
+    VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18, $19, $20, $21, $22, $23, $24)
     RETURNING id
 ), e AS (
     INSERT INTO job_events (job_id, to_state, reason, actor_user_id, created_at)
@@ -146,7 +158,8 @@ func CreateJob(ctx context.Context, q Querier, j *Job, now time.Time) error {
 	}
 	err = q.QueryRow(ctx, createJobSQL, j.Name, j.OwnerID, j.TeamID, j.Command, j.Workdir, string(env), j.JobType,
 		j.GPUCount, j.GPUMemoryMiB, j.GPUModel, j.AllowMultiNode, j.Priority, j.Preemptible, j.EstimatedDurationS,
-		j.Executor, j.MaxRetries, now, j.LeaseTTLS, j.ClientRef, j.Checkpoint, j.StopGraceS, j.SubmitToken).Scan(&j.ID)
+		j.Executor, j.MaxRetries, now, j.LeaseTTLS, j.ClientRef, j.Checkpoint, j.StopGraceS, j.SubmitToken, j.TimeLimitS,
+		j.WaitsFor).Scan(&j.ID)
 	if err != nil {
 		return fmt.Errorf("models: create job: %w", err)
 	}

@@ -49,7 +49,7 @@ type RunEnd struct {
 
 // outcome is the end a run comes to.
 type outcome struct {
-	state  string // completed, failed, canceled; queued: back in the queue
+	state  string // completed, failed, canceled, timeout; queued: back in the queue
 	cause  string // allocations.end_cause
 	reason string
 	// retry: a lost run requeued while its retries last.
@@ -74,7 +74,7 @@ func decide(j *Job, e RunEnd) outcome {
 	case StopCancel:
 		return asked(JobCanceled, CauseCanceled)
 	case StopTimeLimit:
-		return asked(JobFailed, CauseTimeLimit)
+		return asked(JobTimeout, CauseTimeLimit)
 	case StopReclaim:
 		return asked(JobCanceled, CauseReclaimed)
 	case StopExpire:
@@ -130,7 +130,8 @@ func (lc *Lifecycle) finish(ctx context.Context, tx *Tx, j *LockedJob, e RunEnd,
 // end releases j's GPUs and moves it to o's state: through running to
 // completed (a run that ended before its start was reported ran all the
 // same), through preempted back to the queue (keeping its place, the GPU
-// time it had, and counting the restart), or to failed or canceled.
+// time it had, and counting the restart), or to failed, canceled or
+// timeout (through running, as a completion).
 func (lc *Lifecycle) end(ctx context.Context, tx *Tx, j *LockedJob, o outcome, exitCode *int, now time.Time) error {
 	if _, err := release(ctx, tx, j.ID, o.reason, o.cause, now); err != nil {
 		return err
@@ -162,14 +163,14 @@ func (lc *Lifecycle) end(ctx context.Context, tx *Tx, j *LockedJob, o outcome, e
 		for _, col := range []string{"stop_by", "stop_requested_at", "preempted_for", "start_command_id", "lease_expires_at", "lease_confirmed_at"} {
 			c.expr(col, "NULL")
 		}
-	case JobCompleted:
+	case JobCompleted, JobTimeout:
 		if j.State != JobRunning {
 			if j.State == JobScheduled {
 				c.to(JobAllocating, "taken by its executor")
 			}
 			c.to(JobRunning, "started")
 		}
-		c.to(JobCompleted, o.reason)
+		c.to(o.state, o.reason)
 	case JobFailed:
 		c.to(JobFailed, o.reason)
 		c.val("failure_reason", o.reason)

@@ -7,9 +7,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestStopGrace: only a checkpointing job being preempted gets its own
-// grace; every other stop the executor's default (0), unless the request
-// names one.
+// TestStopGrace: a job at its time limit and a checkpointing job being
+// preempted get the job's own grace; every other stop the executor's
+// default (0), unless the request names one.
 func TestStopGrace(t *testing.T) {
 	t.Parallel()
 	ck := &Job{Checkpoint: true, StopGraceS: 90}
@@ -22,6 +22,7 @@ func TestStopGrace(t *testing.T) {
 		"checkpointing job preempted": {ck, StopRequest{Kind: StopPreempt}, 90 * time.Second},
 		"checkpointing job canceled":  {ck, StopRequest{Kind: StopCancel}, 0},
 		"plain job preempted":         {plain, StopRequest{Kind: StopPreempt}, 0},
+		"plain job at its time limit": {plain, StopRequest{Kind: StopTimeLimit}, 90 * time.Second},
 		"the request's own grace":     {ck, StopRequest{Kind: StopCancel, Grace: 5 * time.Second}, 5 * time.Second},
 	}
 	for name, tc := range tests {
@@ -60,7 +61,8 @@ func TestDecide(t *testing.T) {
 		"preempted run lost meanwhile":    {asked(StopPreempt, "preempted for job 9"), RunEnd{Lost: true}, outcome{JobQueued, CausePreempted, "preempted for job 9", false}},
 		"preempted run ended by itself":   {asked(StopPreempt, "preempted for job 9"), RunEnd{ExitCode: code(0)}, outcome{JobCompleted, CauseCompleted, "exited with code 0", false}},
 		"reclaimed":                       {asked(StopReclaim, "reclaimed: idle for 1h"), RunEnd{Stopped: true}, outcome{JobCanceled, CauseReclaimed, "reclaimed: idle for 1h", false}},
-		"time limit":                      {asked(StopTimeLimit, "ran past its time limit"), RunEnd{Stopped: true, ExitCode: code(143)}, outcome{JobFailed, CauseTimeLimit, "ran past its time limit", false}},
+		"time limit":                      {asked(StopTimeLimit, "ran past its time limit"), RunEnd{Stopped: true, ExitCode: code(143)}, outcome{JobTimeout, CauseTimeLimit, "ran past its time limit", false}},
+		"time limit beats a clean exit":   {asked(StopTimeLimit, "ran past its time limit"), RunEnd{ExitCode: code(0)}, outcome{JobTimeout, CauseTimeLimit, "ran past its time limit", false}},
 		"lease released":                  {asked(StopRelease, "released by ana"), RunEnd{Stopped: true}, outcome{JobCompleted, CauseReleased, "released by ana", false}},
 		"lease expired":                   {asked(StopExpire, "lease expired"), RunEnd{Stopped: true}, outcome{JobCompleted, CauseExpired, "lease expired", false}},
 		"refused start, cancel asked":     {asked(StopCancel, "canceled by ana"), RunEnd{Refused: "bad"}, outcome{JobCanceled, CauseCanceled, "canceled by ana", false}},

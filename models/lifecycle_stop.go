@@ -22,7 +22,7 @@ const (
 	// StopReclaim: its GPUs sat idle past the idle policy's grace; it ends
 	// canceled.
 	StopReclaim StopKind = "reclaim"
-	// StopTimeLimit: it ran past its time limit; it fails.
+	// StopTimeLimit: it ran past its time limit; it ends timeout.
 	StopTimeLimit StopKind = "time_limit"
 	// StopCancel: a person canceled it; it ends canceled whatever else was
 	// asked or how its run ends.
@@ -120,14 +120,15 @@ func (lc *Lifecycle) RequestStop(ctx context.Context, tx *Tx, j *LockedJob, r St
 	return nil
 }
 
-// stopGrace is the grace a stop gives: the request's, else a checkpointing
-// job's own stop grace when it is preempted (it saves its state), else 0
-// (the executor's default).
+// stopGrace is the grace a stop gives: the request's, else the job's own
+// stop grace at its time limit (as Slurm's KillWait) and when a
+// checkpointing job is preempted (it saves its state), else 0 (the
+// executor's default).
 func stopGrace(j *Job, r StopRequest) time.Duration {
 	if r.Grace > 0 {
 		return r.Grace
 	}
-	if r.Kind == StopPreempt && j.Checkpoint && j.StopGraceS > 0 {
+	if j.StopGraceS > 0 && (r.Kind == StopTimeLimit || r.Kind == StopPreempt && j.Checkpoint) {
 		return time.Duration(j.StopGraceS) * time.Second
 	}
 	return 0

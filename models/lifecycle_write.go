@@ -39,13 +39,14 @@ func (c *change) expr(col, expr string, args ...any) {
 }
 
 // notableStates are the states whose arrival the owner is told of.
-var notableStates = []string{JobRunning, JobPreempted, JobCompleted, JobFailed, JobCanceled}
+var notableStates = []string{JobRunning, JobPreempted, JobCompleted, JobFailed, JobCanceled, JobTimeout}
 
 // apply writes c on j in one UPDATE (the final state, the timestamps of the
 // states it passes, the columns c sets) and one INSERT of a job_events row
-// per move, signals the change, and tells the owner of each notable state
-// reached. Every move must be one the graph allows from the state before
-// it. j is read back from the row.
+// per move, signals the change, tells the owner of each notable state
+// reached, and, when the job ended, settles the conditions of the jobs that
+// wait for it (lifecycle_deps.go). Every move must be one the graph allows
+// from the state before it. j is read back from the row.
 func (lc *Lifecycle) apply(ctx context.Context, tx *Tx, j *LockedJob, c change, now time.Time) error {
 	if err := j.in(tx); err != nil {
 		return err
@@ -78,7 +79,7 @@ func (lc *Lifecycle) apply(ctx context.Context, tx *Tx, j *LockedJob, c change, 
 			put("scheduled_at", "?", now)
 		case JobRunning:
 			put("started_at", "?", now)
-		case JobCompleted, JobFailed, JobCanceled:
+		case JobCompleted, JobFailed, JobCanceled, JobTimeout:
 			put("ended_at", "?", now)
 		case JobQueued:
 			put("scheduled_at", "NULL")
@@ -124,8 +125,8 @@ func (lc *Lifecycle) apply(ctx context.Context, tx *Tx, j *LockedJob, c change, 
 		return err
 	}
 	for _, m := range c.moves {
-		if !slices.Contains(notableStates, m.to) {
-			continue
+		if !slices.Contains(notableStates, m.to) || j.ArrayJobID != nil && m.to != JobPreempted {
+			continue // an array's tasks are told of together, at its end (taskEnded)
 		}
 		seen := *j.Job
 		seen.State = m.to
@@ -135,6 +136,15 @@ func (lc *Lifecycle) apply(ctx context.Context, tx *Tx, j *LockedJob, c change, 
 		if err := emitJobMove(ctx, tx, &seen, m.reason, now); err != nil {
 			return err
 		}
+	}
+	if !IsTerminal(j.State) {
+		return nil
+	}
+	if err := lc.settleDependents(ctx, tx, j.ID, j.State, now); err != nil { // the jobs that wait for its end
+		return err
+	}
+	if j.ArrayJobID != nil {
+		return lc.taskEnded(ctx, tx, j.Job, now)
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 )
 
 // EmitNodeEvent tells admins (and team channels) that node name went down or came up.
@@ -68,17 +70,29 @@ func EmitHoldsExpired(ctx context.Context, tx *Tx, ids []int64, now time.Time) e
 }
 
 // EmitWaitingLong tells owners of jobs queued for longer than after, once
-// per job, with the scheduler's reason and estimated start.
+// per job (an array's tasks: once per array), with the scheduler's reason
+// and estimated start. A job that waits by its owner's choice (for another
+// job, or its array's %N) is not told of.
 func EmitWaitingLong(ctx context.Context, tx *Tx, after time.Duration, now time.Time) error {
 	var jobs []Job
 	err := tx.NewSelect().Model(&jobs).Where("state = ? AND submitted_at <= ?", JobQueued, now.Add(-after)).
+		Where("pending_code NOT IN (?, ?)", scheduler.ReasonDependency, scheduler.ReasonArrayLimit).
 		Where("NOT EXISTS (SELECT 1 FROM notifications n WHERE n.event = ? AND n.subject = 'job:' || job.id)", EventJobWaitingLong).
+		Where("(job.array_job_id IS NULL OR NOT EXISTS (SELECT 1 FROM notifications n WHERE n.event = ? AND n.subject = 'array:' || job.array_job_id))", EventJobWaitingLong).
 		OrderExpr("id").Limit(200).Scan(ctx)
 	if err != nil {
 		return fmt.Errorf("models: long-waiting jobs: %w", err)
 	}
+	told := map[int64]bool{}
 	for i := range jobs {
 		j := &jobs[i]
+		subject := fmt.Sprintf("job:%d", j.ID)
+		if j.ArrayJobID != nil {
+			if told[*j.ArrayJobID] {
+				continue
+			}
+			told[*j.ArrayJobID], subject = true, fmt.Sprintf("array:%d", *j.ArrayJobID)
+		}
 		p, err := JobPayload(ctx, tx, j, now)
 		if err != nil {
 			return err
@@ -88,7 +102,7 @@ func EmitWaitingLong(ctx context.Context, tx *Tx, after time.Duration, now time.
 		if j.EstimatedStartAt != nil {
 			p.Reason += fmt.Sprintf(" (expected start %s)", j.EstimatedStartAt.UTC().Format(time.RFC3339))
 		}
-		if err := Emit(ctx, tx, NotifyEvent{Name: EventJobWaitingLong, Subject: fmt.Sprintf("job:%d", j.ID), Users: []int64{j.OwnerID}, Payload: *p}, now); err != nil {
+		if err := Emit(ctx, tx, NotifyEvent{Name: EventJobWaitingLong, Subject: subject, Users: []int64{j.OwnerID}, Payload: *p}, now); err != nil {
 			return err
 		}
 	}

@@ -24,6 +24,7 @@ const (
 	EventJobFailed      = "job.failed"       // job, reason: ended with an error
 	EventJobCanceled    = "job.canceled"     // job, reason: canceled by a person or reclaimed
 	EventJobPreempted   = "job.preempted"    // job, reason: stopped for a higher-priority job
+	EventJobTimeout     = "job.timeout"      // job, reason: stopped at its time limit
 	EventJobWaitingLong = "job.waiting_long" // job, reason: still queued after the threshold (reason, ETA)
 	EventBookingStart   = "booking.starting" // booking: begins in a few minutes
 	EventBookingEnded   = "booking.ended"    // booking: its window closed
@@ -40,8 +41,8 @@ const (
 
 // Events lists the catalogue in the order pages show it.
 var Events = []string{
-	EventJobStarted, EventJobFinished, EventJobFailed, EventJobCanceled, EventJobPreempted, EventJobWaitingLong,
-	EventBookingStart, EventBookingEnded, EventBookingClashed, EventHoldExpired,
+	EventJobStarted, EventJobFinished, EventJobFailed, EventJobCanceled, EventJobTimeout, EventJobPreempted,
+	EventJobWaitingLong, EventBookingStart, EventBookingEnded, EventBookingClashed, EventHoldExpired,
 	EventGPUIdle, EventGPUReclaimed, EventNodeDown, EventNodeUp, EventInvariantRepaired,
 }
 
@@ -50,7 +51,7 @@ var AdminEvents = []string{EventNodeDown, EventNodeUp, EventInvariantRepaired}
 
 // TeamEvents also go to team channels (channels without an owner, such as
 // the server-wide Slack channel).
-var TeamEvents = []string{EventJobFailed, EventGPUReclaimed, EventNodeDown, EventNodeUp}
+var TeamEvents = []string{EventJobFailed, EventJobTimeout, EventGPUReclaimed, EventNodeDown, EventNodeUp}
 
 // Channel kinds a notification travels by.
 const (
@@ -75,7 +76,7 @@ func DefaultPreferences() map[string][]string {
 	}
 	// A start is frequent and expected: nowhere unless asked for.
 	out[EventJobStarted] = []string{}
-	for _, e := range []string{EventJobFinished, EventJobFailed, EventJobPreempted, EventBookingStart,
+	for _, e := range []string{EventJobFinished, EventJobFailed, EventJobTimeout, EventJobPreempted, EventBookingStart,
 		EventBookingClashed, EventGPUIdle, EventGPUReclaimed, EventNodeDown, EventInvariantRepaired} {
 		out[e] = slices.Clone(all)
 	}

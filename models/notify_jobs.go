@@ -14,6 +14,7 @@ var jobMoveEvents = map[string]string{
 	JobCompleted: EventJobFinished,
 	JobFailed:    EventJobFailed,
 	JobCanceled:  EventJobCanceled,
+	JobTimeout:   EventJobTimeout,
 	JobPreempted: EventJobPreempted,
 }
 
@@ -43,6 +44,7 @@ func emitJobMove(ctx context.Context, tx *Tx, j *Job, reason string, now time.Ti
 
 var jobVerb = map[string]string{
 	JobRunning: "started", JobCompleted: "finished", JobFailed: "failed", JobCanceled: "was canceled", JobPreempted: "was preempted",
+	JobTimeout: "reached its time limit",
 }
 
 // JobPayload describes j for a notification: owner, GPUs (node:index of its

@@ -1,9 +1,11 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -20,13 +22,45 @@ type JobFilter struct {
 	// Columns, when set, are the only columns read (pages that show a
 	// few fields of many jobs).
 	Columns []string
+	// Arrays lists one job per array that has tasks in States, standing
+	// for them all: its first task holding GPUs, else its first queued one
+	// (ArrayStates counts them).
+	Arrays bool
 }
 
 // ListJobs returns jobs matching f: pending ones in queue order, others
 // newest first.
 func ListJobs(ctx context.Context, db bun.IDB, f JobFilter) ([]Job, error) {
 	var out []Job
-	q := db.NewSelect().Model(&out)
+	q := f.query(db, &out).OrderExpr("state = 'queued' DESC, queue_position ASC NULLS LAST, submitted_at, id")
+	if f.Arrays {
+		q = q.Where("array_job_id IS NULL")
+	}
+	if f.Limit > 0 {
+		q = q.Limit(int64(f.Limit))
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, fmt.Errorf("models: list jobs: %w", err)
+	}
+	if !f.Arrays {
+		return out, nil
+	}
+	var firsts []Job
+	if err := f.query(db, &firsts).Where("array_job_id IS NOT NULL").DistinctOn("array_job_id").
+		OrderExpr("array_job_id, state = 'queued', id").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("models: list arrays: %w", err)
+	}
+	out = append(out, firsts...)
+	slices.SortStableFunc(out, queueOrder)
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[:f.Limit]
+	}
+	return out, nil
+}
+
+// query selects the jobs of f into dst, unordered.
+func (f JobFilter) query(db bun.IDB, dst *[]Job) *bun.SelectQuery {
+	q := db.NewSelect().Model(dst)
 	if len(f.Columns) > 0 {
 		q = q.Column(f.Columns...)
 	}
@@ -39,14 +73,27 @@ func ListJobs(ctx context.Context, db bun.IDB, f JobFilter) ([]Job, error) {
 	if f.TeamID != nil {
 		q = q.Where("team_id = ?", *f.TeamID)
 	}
-	q = q.OrderExpr("state = 'queued' DESC, queue_position ASC NULLS LAST, submitted_at, id")
-	if f.Limit > 0 {
-		q = q.Limit(int64(f.Limit))
+	return q
+}
+
+// queueOrder is ListJobs's order: queued jobs first by place in the queue
+// (those without one last), then by submission.
+func queueOrder(a, b Job) int {
+	if qa, qb := a.State == JobQueued, b.State == JobQueued; qa != qb {
+		if qa {
+			return -1
+		}
+		return 1
 	}
-	if err := q.Scan(ctx); err != nil {
-		return nil, fmt.Errorf("models: list jobs: %w", err)
+	switch pa, pb := a.QueuePosition, b.QueuePosition; {
+	case pa != nil && pb == nil:
+		return -1
+	case pa == nil && pb != nil:
+		return 1
+	case pa != nil && *pa != *pb:
+		return *pa - *pb
 	}
-	return out, nil
+	return cmp.Or(a.SubmittedAt.Compare(b.SubmittedAt), cmp.Compare(a.ID, b.ID))
 }
 
 // ExactPositionsUpTo bounds the work of one pass on a long queue: a job

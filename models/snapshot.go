@@ -71,15 +71,16 @@ func loadGPUs(ctx context.Context, db bun.IDB, s *scheduler.Snapshot) error {
 	r, closeRows, err := query(ctx, db, `
 SELECT g.id, g.node_id, g.idx, g.model, g.memory_mib, coalesce(g.nvlink_group, -1), g.health <> 'failed', g.drained,
        -- Processes on a GPU nobody was given are someone's work outside the scheduler.
-       g.processes <> '[]'::jsonb AND NOT EXISTS (SELECT 1 FROM allocations a WHERE a.gpu_id = g.id AND a.released_at IS NULL)
-FROM gpus g WHERE g.present ORDER BY g.node_id, g.idx`)
+       g.processes <> '[]'::jsonb AND NOT EXISTS (SELECT 1 FROM allocations a WHERE a.gpu_id = g.id AND a.released_at IS NULL),
+       g.profile
+FROM gpus g WHERE g.present ORDER BY g.node_id, g.idx, g.id`)
 	if err != nil {
 		return fmt.Errorf("models: snapshot gpus: %w", err)
 	}
 	defer closeRows()
 	for r.Next() {
 		var g scheduler.GPU
-		if err := r.Scan(&g.ID, &g.NodeID, &g.Index, &g.Model, &g.MemoryMiB, &g.NVLinkGroup, &g.Healthy, &g.Drained, &g.Foreign); err != nil {
+		if err := r.Scan(&g.ID, &g.NodeID, &g.Index, &g.Model, &g.MemoryMiB, &g.NVLinkGroup, &g.Healthy, &g.Drained, &g.Foreign, &g.Profile); err != nil {
 			return fmt.Errorf("models: snapshot gpus: %w", err)
 		}
 		s.GPUs = append(s.GPUs, g)
@@ -96,7 +97,8 @@ const snapshotJobColumns = `j.id, j.owner_id, j.team_id, j.state, j.name, j.gpu_
        j.allow_multi_node, j.priority, j.preemptible, j.submitted_at, j.node_id, j.estimated_duration_s,
        j.job_type, coalesce(j.started_at, j.scheduled_at),
        j.queue_position, j.pending_code, j.pending_reason, j.estimated_start_at,
-       j.checkpoint, j.stop_grace_s, j.attained_gpu_s, j.preempted_at, j.stop_kind <> ''`
+       j.checkpoint, j.stop_grace_s, j.attained_gpu_s, j.preempted_at, j.stop_kind <> '', j.time_limit_s, j.waits_for,
+       j.array_job_id, coalesce((SELECT a.max_running FROM job_arrays a WHERE a.id = j.array_job_id), 0)`
 
 // snapshotJobsQuery reads every queued job and every job holding GPUs, in
 // submission order.
@@ -122,14 +124,17 @@ func scanJob(r rows) (snapJob, error) {
 		out                    snapJob
 		sj                     = &out.job
 		teamID, mem, node, est *int64
+		limit                  *int64
 		started, eta, preempt  *time.Time
 		position               *int
 		graceS                 int64
+		waits                  string
+		array                  *int64
 	)
 	if err := r.Scan(&sj.ID, &sj.UserID, &teamID, &out.state, &sj.Name, &sj.GPUCount, &mem, &sj.GPUModel,
 		&sj.AllowMultiNode, &sj.Priority, &sj.Preemptible, &sj.SubmittedAt, &node, &est,
 		&out.jobType, &started, &position, &out.ex.Code, &out.ex.Reason, &eta,
-		&sj.Checkpoint, &graceS, &sj.AttainedGPUSeconds, &preempt, &sj.Stopping); err != nil {
+		&sj.Checkpoint, &graceS, &sj.AttainedGPUSeconds, &preempt, &sj.Stopping, &limit, &waits, &array, &sj.ArrayMaxRunning); err != nil {
 		return out, fmt.Errorf("models: snapshot jobs: %w", err)
 	}
 	if teamID != nil {
@@ -143,6 +148,15 @@ func scanJob(r rows) (snapJob, error) {
 	}
 	if est != nil {
 		sj.EstimatedDuration = time.Duration(*est) * time.Second
+	}
+	if limit != nil {
+		sj.TimeLimit = time.Duration(*limit) * time.Second
+	}
+	if out.state == JobQueued {
+		sj.WaitsFor = ParseWaits(waits)
+	}
+	if array != nil {
+		sj.ArrayID = *array
 	}
 	if started != nil && out.state != JobQueued {
 		sj.StartedAt = *started
@@ -238,6 +252,15 @@ func SchedulerJob(j *Job) scheduler.Job {
 	}
 	if j.EstimatedDurationS != nil {
 		sj.EstimatedDuration = time.Duration(*j.EstimatedDurationS) * time.Second
+	}
+	if j.TimeLimitS != nil {
+		sj.TimeLimit = time.Duration(*j.TimeLimitS) * time.Second
+	}
+	if j.State == JobQueued {
+		sj.WaitsFor = ParseWaits(j.WaitsFor)
+	}
+	if j.ArrayJobID != nil {
+		sj.ArrayID = *j.ArrayJobID // its %N is the array's (job_arrays)
 	}
 	sj.Checkpoint, sj.StopGrace, sj.AttainedGPUSeconds = j.Checkpoint, time.Duration(j.StopGraceS)*time.Second, j.AttainedGPUS
 	if j.PreemptedAt != nil {

@@ -62,6 +62,26 @@ type QueueJob struct {
 	ExpectedEnd time.Time
 	CanCancel   bool   // the viewer owns it or is an admin
 	GPUNames    string // running: its GPUs as node:index ("sim-node-1:4,5")
+	// Array, when set, makes the row stand for an array's tasks (ID is
+	// the array's id: cancel cancels them all).
+	Array *QueueArray
+}
+
+// QueueArray is an array of tasks as one row of the queue page shows it,
+// with its first tasks to expand.
+type QueueArray struct {
+	Spec      string // "0-99%8"
+	TaskCount int
+	Counts    string // "8 running, 90 queued, 2 completed"
+	Tasks     []QueueTask
+	More      int // tasks beyond Tasks
+}
+
+// QueueTask is one task of an array.
+type QueueTask struct {
+	ID    int64 // its job's id
+	Task  int
+	State string
 }
 
 // SubmitForm is the queue page's form to submit a job, with what was
@@ -71,13 +91,15 @@ type SubmitForm struct {
 	GPUCount int
 	GPUModel string
 	Command  string
-	Duration string // "90m", "2h"
-	Priority string
-	Executor string // "node" or "lease"
-	Error    string
-	DoneID   int64 // the job just submitted
-	Models   []string
-	Admin    bool // may choose critical
-	Filter   QueueFilter
-	CSRF     string
+	Duration string // the estimate: "90m", "2h"
+	// TimeLimit is the job's limit, as people type it ("2h", "1-00:00").
+	TimeLimit string
+	Priority  string
+	Executor  string // "node" or "lease"
+	Error     string
+	DoneID    int64 // the job just submitted
+	Models    []string
+	Admin     bool // may choose critical
+	Filter    QueueFilter
+	CSRF      string
 }

@@ -121,9 +121,12 @@ type ClusterTotals struct {
 	// Reserved GPUs are booked or held now (named GPUs and counts).
 	Reserved int
 	// Idle GPUs are allocated but near 0% utilization for a while.
-	Idle                          int
-	AvgUtilizationPct             float64
-	MemoryUsedMiB, MemoryTotalMiB int64
+	Idle int
+	// Slices, FreeSlices and AllocatedSlices count MIG devices, which the
+	// GPU counts above leave out (a GPU in MIG mode is offered as its slices).
+	Slices, FreeSlices, AllocatedSlices int
+	AvgUtilizationPct                   float64
+	MemoryUsedMiB, MemoryTotalMiB       int64
 }
 
 // Node is one GPU machine and its devices.
@@ -165,6 +168,12 @@ type GPU struct {
 	// "until ~16:30 CET (in 29m)", "booked until Thu 18:00 CET",
 	// "free until Thu 09:00 CET (ana's booking)"; empty when unknown.
 	Until string
+	// Profile is a MIG device's profile ("1g.10gb"), a slice of the GPU
+	// Index (ParentUUID) worth Slices of its seven compute slices; "" for
+	// a whole GPU. The node card draws a GPU in MIG mode as its slices.
+	Profile    string
+	ParentUUID string
+	Slices     int
 }
 
 // ErrorPage is shown for non-API errors.

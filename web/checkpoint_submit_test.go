@@ -43,7 +43,7 @@ func TestSubmitCheckpoint(t *testing.T) {
 		t.Errorf("the job page does not say %q", want)
 	}
 	bad := map[string]string{
-		`{"gpu_count":1,"command":"x","stop_grace":"90s"}`:                    "set checkpoint too",
+		`{"gpu_count":1,"executor":"lease","stop_grace":"90s"}`:               "only node and ray jobs are stopped with a grace",
 		`{"gpu_count":1,"command":"x","checkpoint":true,"stop_grace":"2h"}`:   "between 1 s and 1 h",
 		`{"gpu_count":1,"command":"x","checkpoint":true,"stop_grace":"soon"}`: "stop_grace",
 		`{"gpu_count":1,"executor":"lease","checkpoint":true}`:                "only node and ray jobs checkpoint",

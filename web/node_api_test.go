@@ -61,8 +61,8 @@ func TestNodeRegisterHeartbeatAndClusterStatus(t *testing.T) {
 	}
 	got := []handlers.GPUStatusJSON{n.GPUs[0], n.GPUs[1]}
 	want := []handlers.GPUStatusJSON{
-		{ID: 0, UUID: "GPU-a-0", Model: "NVIDIA H100 80GB HBM3", MemoryTotal: 81559, MemoryUsed: 40000, Utilization: 87, Temperature: 61, PowerW: 500, Health: "ok", State: "free"},
-		{ID: 1, UUID: "GPU-a-1", Model: "NVIDIA H100 80GB HBM3", MemoryTotal: 81559, MemoryUsed: 2, Utilization: 0, Temperature: 30, PowerW: 70, Health: "failed", State: "unavailable"},
+		{ID: 0, UUID: "GPU-a-0", Model: "NVIDIA H100 80GB HBM3", MemoryTotal: 81559, MemoryUsed: 40000, Utilization: 87, Temperature: 61, PowerW: 500, Health: "ok", State: "free", Kind: "whole"},
+		{ID: 1, UUID: "GPU-a-1", Model: "NVIDIA H100 80GB HBM3", MemoryTotal: 81559, MemoryUsed: 2, Utilization: 0, Temperature: 30, PowerW: 70, Health: "failed", State: "unavailable", Kind: "whole"},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("gpus (-want +got):\n%s", d)
@@ -102,6 +102,12 @@ func TestNodeRoutesRejectBadInput(t *testing.T) {
 		"trailing data":           {"/api/v1/nodes/register", `{"hostname":"x"} {}`, 400, "invalid_json"},
 		"duplicate uuid":          {"/api/v1/nodes/register", `{"gpus":[{"index":0,"uuid":"u","model":"m","memory_mib":1},{"index":1,"uuid":"u","model":"m","memory_mib":1}]}`, 400, "invalid_field"},
 		"negative memory":         {"/api/v1/nodes/register", `{"gpus":[{"index":0,"uuid":"u","model":"m","memory_mib":-1}]}`, 400, "invalid_field"},
+		"unknown kind":            {"/api/v1/nodes/register", `{"gpus":[{"index":0,"uuid":"u","model":"m","memory_mib":1,"kind":"half"}]}`, 400, "invalid_field"},
+		"mig without its slice":   {"/api/v1/nodes/register", `{"gpus":[{"index":0,"uuid":"MIG-u","model":"m","memory_mib":1,"kind":"mig"}]}`, 400, "invalid_field"},
+		"mig, bad profile":        {"/api/v1/nodes/register", `{"gpus":[{"index":0,"uuid":"MIG-u","model":"m","memory_mib":1,"kind":"mig","mig":{"parent_uuid":"GPU-p","profile":"tiny","slices":1,"parent_slices":7}}]}`, 400, "invalid_field"},
+		"mig, slices over parent": {"/api/v1/nodes/register", `{"gpus":[{"index":0,"uuid":"MIG-u","model":"m","memory_mib":1,"kind":"mig","mig":{"parent_uuid":"GPU-p","profile":"1g.10gb","slices":8,"parent_slices":7}}]}`, 400, "invalid_field"},
+		"whole with a slice":      {"/api/v1/nodes/register", `{"gpus":[{"index":0,"uuid":"u","model":"m","memory_mib":1,"mig":{"parent_uuid":"GPU-p","profile":"1g.10gb","slices":1,"parent_slices":7}}]}`, 400, "invalid_field"},
+		"whole GPU and its slice": {"/api/v1/nodes/register", `{"gpus":[{"index":0,"uuid":"GPU-p","model":"m","memory_mib":1},{"index":0,"uuid":"MIG-u","model":"m","memory_mib":1,"kind":"mig","mig":{"parent_uuid":"GPU-p","profile":"1g.10gb","slices":1,"parent_slices":7}}]}`, 400, "invalid_field"},
 		"huge body":               {"/api/v1/nodes/register", `{"hostname":"` + strings.Repeat("x", 2<<20) + `"}`, 413, "body_too_large"},
 		"utilization over 100":    {beat, `{"gpus":[{"uuid":"u","utilization_pct":101}]}`, 400, "invalid_field"},
 		"unknown health":          {beat, `{"gpus":[{"uuid":"u","health":"meh"}]}`, 400, "invalid_field"},

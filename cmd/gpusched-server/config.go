@@ -56,6 +56,10 @@ type Config struct {
 	// SimNodes is the simulated cluster `serve --dev` runs in process
 	// (--sim-nodes, GPUSCHED_SIM_NODES, default "2x8:H100-80GB"; "none" for none).
 	SimNodes string
+	// SimMIG splits the first simulated node's GPUs into MIG devices with
+	// the model's real profiles (--sim-mig, GPUSCHED_SIM_MIG, e.g.
+	// "0-3:7x1g.10gb"; default none: all whole); the other nodes stay whole.
+	SimMIG string
 	// DBMaxConns caps the connection pool (GPUSCHED_DB_MAX_CONNS, default 20).
 	DBMaxConns int
 	// ShutdownTimeout bounds a graceful stop (GPUSCHED_SHUTDOWN_TIMEOUT, default 20s).
@@ -109,6 +113,7 @@ func bindServeFlags(fs *pflag.FlagSet) {
 	fs.Bool("dev", false, "development mode: embedded PostgreSQL, simulated nodes, loopback dev sign-in (env GPUSCHED_DEV)")
 	fs.String("listen", "", "listen address (env GPUSCHED_LISTEN, default 127.0.0.1:8080)")
 	fs.String("sim-nodes", "", `simulated cluster in --dev, e.g. "2x8:H100-80GB", or "none" (env GPUSCHED_SIM_NODES)`)
+	fs.String("sim-mig", "", `with --sim-nodes: split the first simulated node's GPUs into MIG devices, e.g. "0-3:7x1g.10gb"; the others stay whole (env GPUSCHED_SIM_MIG)`)
 }
 
 // loadConfig reads the environment (through getenv) and the flags that were set.
@@ -155,6 +160,7 @@ func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 		HeartbeatInterval: dur("GPUSCHED_HEARTBEAT_INTERVAL", 5*time.Second),
 		NodeDownAfter:     dur("GPUSCHED_NODE_DOWN_AFTER", 30*time.Second),
 		SimNodes:          str("sim-nodes", "2x8:H100-80GB", "GPUSCHED_SIM_NODES"),
+		SimMIG:            str("sim-mig", "", "GPUSCHED_SIM_MIG"),
 		ShutdownTimeout:   dur("GPUSCHED_SHUTDOWN_TIMEOUT", 20*time.Second),
 		HoldTTL:           dur("GPUSCHED_HOLD_TTL", 15*time.Minute),
 	}

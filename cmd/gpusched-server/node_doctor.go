@@ -15,13 +15,15 @@ import (
 // newNodeDoctorCmd is `gpusched node doctor`: a GPU host's pre-flight check.
 func newNodeDoctorCmd() *cobra.Command {
 	var c NodeConfig
-	var userMap string
+	var userMap, migLayout string
 	cmd := &cobra.Command{
-		Use:   "doctor [--server URL --token TOKEN] [--fake-gpus 1x8:H100-80GB [--fake-mig 0-3:7x1g.10gb]]",
+		Use:   "doctor [--server URL --token TOKEN] [--fake-gpus 1x8:H100-80GB [--fake-mig 0-3:7x1g.10gb]] [--mig-layout 'gpu 0-3: 7x1g.10gb']",
 		Short: "Check a GPU host before its agent joins: NVML, driver, GPU health, MIG, persistence, users, clock, server",
 		Long: `Check a GPU host before its agent joins. Each line is OK, WARN or FAIL, with the fix:
 NVML loads; the driver and CUDA versions; every GPU's health (ECC, retired pages or
-remapped rows, temperature); MIG and persistence modes; processes already holding GPUs;
+remapped rows, temperature); the MIG layout (GPUs in MIG mode are offered as their MIG
+devices) and, with --mig-layout, what applying that layout would change (a dry run);
+persistence mode; processes already holding GPUs;
 whether jobs can run as their owners' Unix users; the state folder; the local API port;
 the server reachable with the node token; the clock against the server's.
 Reads the same flags and environment as gpusched node. Exits 1 when a check fails.`,
@@ -31,6 +33,13 @@ Reads the same flags and environment as gpusched node. Exits 1 when a check fail
 				return err
 			}
 			d := &node.Doctor{UserMap: c.UserMap, StateDir: c.StateDir, Port: c.Port}
+			if migLayout = cmp.Or(migLayout, os.Getenv("GPUSCHED_NODE_MIG_LAYOUT")); migLayout != "" {
+				l, err := gpu.ParseLayout(migLayout)
+				if err != nil {
+					return err
+				}
+				d.MIGLayout = l
+			}
 			if c.FakeGPUs != "" {
 				fake, err := c.fakeGPUs()
 				if err != nil {
@@ -63,6 +72,7 @@ Reads the same flags and environment as gpusched node. Exits 1 when a check fail
 	f.StringVar(&c.Name, "name", "", "host name (default: this host's name)")
 	f.StringVar(&c.FakeGPUs, "fake-gpus", "", `check simulated GPUs, e.g. "1x8:H100-80GB"`)
 	f.StringVar(&c.FakeMIG, "fake-mig", "", `with --fake-gpus: split them into MIG devices, e.g. "0-3:7x1g.10gb"`)
+	f.StringVar(&migLayout, "mig-layout", "", `the MIG layout the host should have, e.g. "gpu 0-3: 7x1g.10gb; gpu 4: 2x3g.40gb": show what applying it would change (env GPUSCHED_NODE_MIG_LAYOUT)`)
 	f.IntVar(&c.Port, "port", 0, "port of the local API (env GPUSCHED_PORT, default 9123; -1: not checked)")
 	f.StringVar(&c.StateDir, "state-dir", "", "the agent's state folder (env GPUSCHED_NODE_STATE_DIR)")
 	f.StringVar(&userMap, "user-map", "", `job owners' Unix users, "ana@example.com=ana,…" (env GPUSCHED_NODE_USER_MAP)`)

@@ -35,6 +35,8 @@ type simFlags struct {
 	idle                   sim.IdleOptions // --idle-reclaim
 	idleReclaim            bool
 	noSteer                bool
+	mig                    string // --mig 4x7:1g.10gb: compare with and without slices
+	migStretch             bool
 }
 
 func newSimCmd() *cobra.Command {
@@ -49,7 +51,7 @@ held / (GPUs x makespan)), preemptions, and fairness: Jain's index over users of
 user's mean bounded slowdown (JCT / max(runtime, 10s), at least 1); 1 is equal treatment.
 
 Traces: alibaba-openb (Alibaba cluster-trace-gpu-v2023 pods: CPU-only pods and pods that
-never ran are skipped; a fractional GPU counts as 1 whole GPU; qos LS/Guaranteed -> high,
+never ran are skipped; a fractional GPU counts as 1 whole GPU, one MIG slice with --mig; qos LS/Guaranteed -> high,
 Burstable -> normal, BE -> low priority; users hashed from the pod name), tiresias (users
 hashed from job_id), csv (id,user,submit_s,duration_s,gpus[,priority][,estimate_s]).
 The format is detected from the header when --format is not given.
@@ -71,6 +73,8 @@ default ("default") are compared, in this order:
 	fl.StringVar(&f.trace, "trace", "", "trace file (required)")
 	fl.StringVar(&f.format, "format", "", "trace format: "+strings.Join(sim.Formats, ", ")+" (default: from the header)")
 	fl.StringVar(&f.cluster, "cluster", "2x8:H100", "simulated cluster, NODESxGPUS:MODEL; @F after a model makes jobs run F times their trace runtime there, + joins node groups (1x8:L4@2.5+1x8:H100)")
+	fl.StringVar(&f.mig, "mig", "", "split the cluster's first GPUs into MIG slices, GPUSxPERGPU:PROFILE[+…] (4x7:1g.10gb), and compare each policy with and without: fractional jobs (Alibaba gpu_milli < 1000) take one slice instead of a whole GPU")
+	fl.BoolVar(&f.migStretch, "mig-stretch", false, "with --mig: a job on a slice smaller than the share of a GPU it used runs share/fraction times longer")
 	fl.BoolVar(&f.noSteer, "no-steer", false, "on a cluster of several GPU models, do not steer jobs between them by the scoring model (SCHEDULER_* settings)")
 	fl.Float64Var(&f.load, "load", 0.9, "offered load to scale arrivals to (0: trace times)")
 	fl.IntVar(&f.users, "users", 15, "users to hash jobs into (traces without users)")
@@ -105,6 +109,12 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	if err != nil {
 		return err
 	}
+	if c.MIG, err = sim.ParseMIG(f.mig); err != nil {
+		return err
+	}
+	if f.migStretch && f.mig == "" {
+		return errors.New("--mig-stretch stretches jobs on MIG slices: give --mig too")
+	}
 	policies, err := sim.Policies(f.policies)
 	if err != nil {
 		return err
@@ -120,7 +130,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	}
 	w, err := sim.Prepare(tr.Jobs, c, sim.PrepareOptions{Limit: f.limit, Load: f.load, EstimateNoise: f.noise, Seed: f.seed,
 		NoEstimates: f.estimates == "none", Checkpointable: f.checkpointable, RestartOverhead: f.restartOverhead,
-		NoSteering: f.noSteer, Scoring: sc})
+		NoSteering: f.noSteer, Scoring: sc, MIGStretch: f.migStretch})
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.trace, err)
 	}
@@ -161,6 +171,9 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		f.agent.Seed = f.seed
 		return sim.RunHolds(cmd.OutOrStdout(), w, policies, f.agent, f.json, runtime.GOMAXPROCS(0))
 	}
+	if f.mig != "" {
+		return runSimMIG(cmd, f, sim.Report{Trace: tr, Workload: w, Users: f.users, Seed: f.seed, Load: f.load, Limit: f.limit}, policies)
+	}
 	ms, err := sim.Compare(w, policies, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return err
@@ -175,6 +188,22 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		return rep.WriteJSON(cmd.OutOrStdout())
 	}
 	return rep.WriteText(cmd.OutOrStdout())
+}
+
+// runSimMIG replays every policy with and without the MIG layout and
+// prints the comparison.
+func runSimMIG(cmd *cobra.Command, f simFlags, rep sim.Report, policies []sim.Policy) error {
+	if f.idleReclaim || f.agent.Recall > 0 || f.report != "" {
+		return errors.New("--mig compares slices with whole GPUs on its own: leave out --idle-reclaim, --agent-signals and --report")
+	}
+	rows, err := sim.CompareMIG(rep.Workload, policies, runtime.GOMAXPROCS(0))
+	if err != nil {
+		return err
+	}
+	if f.json {
+		return sim.WriteMIGJSON(cmd.OutOrStdout(), rows)
+	}
+	return sim.WriteMIGText(cmd.OutOrStdout(), rep, rows)
 }
 
 // writeReportFile writes the HTML report to path.

@@ -23,11 +23,18 @@ const simTokenName = "dev simulated node"
 // this server over HTTP with its own node token, exactly as a remote host
 // would, and runs the jobs dispatched to it as local processes; their
 // records live under dataDir/sim-nodes, so a restarted dev server finds
-// them again. Tokens from earlier runs are revoked.
-func startSimNodes(ctx context.Context, db *models.DB, specText, baseURL, dataDir string, logger *slog.Logger) (stop func(), err error) {
+// them again. Tokens from earlier runs are revoked. migText, unless empty,
+// splits the first node's GPUs into MIG devices (gpu.FakeSpec.WithMIG); the
+// other nodes stay whole, so that a job of a whole node still fits.
+func startSimNodes(ctx context.Context, db *models.DB, specText, migText, baseURL, dataDir string, logger *slog.Logger) (stop func(), err error) {
 	spec, err := gpu.ParseFakeSpec(specText)
 	if err != nil {
 		return nil, err
+	}
+	if migText != "" {
+		if spec, err = spec.WithMIG(migText); err != nil {
+			return nil, fmt.Errorf("--sim-mig: %w", err)
+		}
 	}
 	tokens := make([]string, spec.Nodes)
 	names := make([]string, spec.Nodes)
@@ -62,9 +69,13 @@ func startSimNodes(ctx context.Context, db *models.DB, specText, baseURL, dataDi
 	var wg sync.WaitGroup
 	agents := make([]*node.Agent, 0, spec.Nodes)
 	for i := range spec.Nodes {
+		hostSpec := spec
+		if i > 0 {
+			hostSpec.MIG = nil
+		}
 		agent := &node.Agent{
 			Client:   simClient(baseURL, tokens[i]),
-			GPUs:     gpu.NewFake(names[i], spec),
+			GPUs:     gpu.NewFake(names[i], hostSpec),
 			Hostname: names[i] + ".sim",
 			Version:  version + "-sim",
 			Logger:   logger.With("sim_node", names[i]),
@@ -80,7 +91,7 @@ func startSimNodes(ctx context.Context, db *models.DB, specText, baseURL, dataDi
 			}
 		})
 	}
-	logger.Info("simulated nodes started", "nodes", spec.Nodes, "gpus_per_node", spec.GPUsPerNode, "model", spec.Model)
+	logger.Info("simulated nodes started", "nodes", spec.Nodes, "gpus_per_node", spec.GPUsPerNode, "model", spec.Model, "mig", migText)
 	return func() {
 		cancel()
 		wg.Wait()

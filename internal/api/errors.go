@@ -47,6 +47,7 @@ const (
 	CodeInvalidTopic         = "invalid_topic"          // an event stream topic does not exist
 	CodeInvalidWindow        = "invalid_window"         // a booking's window is empty or over
 	CodeTTLOverCap           = "ttl_over_cap"           // a lease's TTL is over the policy's cap
+	CodeTimeLimitOverMax     = "time_limit_over_max"    // a job's time limit is over the policy's maximum
 	CodeUnsupportedMediaType = "unsupported_media_type" // the body is not of the route's content type
 	CodeBodyTooLarge         = "body_too_large"         // the body is over the route's limit
 	CodeIdempotencyKeyReused = "idempotency_key_reused" // an Idempotency-Key came back with another body

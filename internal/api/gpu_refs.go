@@ -14,14 +14,26 @@ type GPURef struct {
 	ID    int64
 	Node  string
 	Index int
+	// Profile is a MIG device's ("1g.10gb"), shown after its GPU's name
+	// ("sim-node-1:0/1g.10gb"). A MIG device shares its GPU's index, so
+	// node:index names whole GPUs only: requests name MIG devices by id.
+	Profile string
 }
 
 // String is the name as a person writes it: "sim-node-1:4", or the id.
 func (r GPURef) String() string {
 	if r.Node != "" {
-		return GPUName(r.Node, r.Index)
+		return GPUName(r.Node, r.Index) + r.profile()
 	}
 	return strconv.FormatInt(r.ID, 10)
+}
+
+// profile is "/1g.10gb" for a MIG device, else "".
+func (r GPURef) profile() string {
+	if r.Profile == "" {
+		return ""
+	}
+	return "/" + r.Profile
 }
 
 // GPUName is the name people see for the GPU at index on node: "node:index".
@@ -119,7 +131,7 @@ func (rs GPURefs) String() string {
 			}
 			b.WriteString(strconv.FormatInt(r.ID, 10))
 		case r.Node == node:
-			b.WriteString(strconv.Itoa(r.Index))
+			b.WriteString(strconv.Itoa(r.Index) + r.profile())
 		default:
 			node = r.Node
 			b.WriteString(r.String())

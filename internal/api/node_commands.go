@@ -1,5 +1,7 @@
 package api
 
+import "strconv"
+
 // StartJob is a start command's order: run Command for job JobID on the
 // GPUs at these indices.
 type StartJob struct {
@@ -12,6 +14,18 @@ type StartJob struct {
 	UnixUser string            `json:"unix_user,omitempty"` // who to run as when the agent is root
 	GPUs     []int             `json:"gpus"`                // indices on the node
 	GPUUUIDs []string          `json:"gpu_uuids,omitempty"`
+	// Array is set for a task of an array: the run sees it as
+	// GPUSCHED_ARRAY_* (and Slurm's SLURM_ARRAY_*).
+	Array *ArrayTask `json:"array,omitempty"`
+}
+
+// ArrayTask is which task of which array a run is.
+type ArrayTask struct {
+	JobID     int64 `json:"job_id"`  // the array's id: its first task's job id
+	TaskID    int   `json:"task_id"` // this task's id
+	TaskCount int   `json:"task_count"`
+	TaskMin   int   `json:"task_min"`
+	TaskMax   int   `json:"task_max"`
 }
 
 // StopJob is a stop command's order: end the run started by StartCommandID,
@@ -61,4 +75,19 @@ type JobExit struct {
 type LogChunk struct {
 	Offset int64  `json:"offset"`
 	Data   []byte `json:"data"`
+}
+
+// Env is what a task's run sees of its array: GPUSCHED_ARRAY_JOB_ID,
+// _TASK_ID, _TASK_COUNT, _TASK_MIN, _TASK_MAX, and the same as Slurm's
+// SLURM_ARRAY_*.
+func (a *ArrayTask) Env() map[string]string {
+	out := map[string]string{}
+	for _, prefix := range []string{"GPUSCHED_ARRAY_", "SLURM_ARRAY_"} {
+		out[prefix+"JOB_ID"] = strconv.FormatInt(a.JobID, 10)
+		out[prefix+"TASK_ID"] = strconv.Itoa(a.TaskID)
+		out[prefix+"TASK_COUNT"] = strconv.Itoa(a.TaskCount)
+		out[prefix+"TASK_MIN"] = strconv.Itoa(a.TaskMin)
+		out[prefix+"TASK_MAX"] = strconv.Itoa(a.TaskMax)
+	}
+	return out
 }

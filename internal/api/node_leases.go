@@ -24,10 +24,13 @@ type NodeLeaseRequest struct {
 // NodeLease is a local lease's state: its GPUs once granted, else its place
 // in the queue.
 type NodeLease struct {
-	JobID          int64      `json:"job_id"`
-	State          string     `json:"state"`
-	Owner          string     `json:"owner"`
-	GPUs           []int      `json:"gpus"`
+	JobID int64  `json:"job_id"`
+	State string `json:"state"`
+	Owner string `json:"owner"`
+	GPUs  []int  `json:"gpus"`
+	// GPUUUIDs are the UUIDs of GPUs, in the same order: MIG devices
+	// share their parent's index and are named by UUID.
+	GPUUUIDs       []string   `json:"gpu_uuids,omitempty"`
 	Position       *int       `json:"position,omitempty"`
 	Reason         string     `json:"reason,omitempty"`
 	EstimatedStart *time.Time `json:"estimated_start,omitempty"`

@@ -2,13 +2,40 @@ package api
 
 import "time"
 
-// NodeGPU is one GPU in a node's registration.
+// NodeGPU is one schedulable device in a node's registration: a whole GPU,
+// or a MIG device of a GPU in MIG mode (which is then not offered whole).
 type NodeGPU struct {
-	Index       int    `json:"index"`
-	UUID        string `json:"uuid"`
-	Model       string `json:"model"`
-	MemoryMiB   int64  `json:"memory_mib"`
-	NVLinkGroup *int   `json:"nvlink_group,omitempty"`
+	// Index is the GPU's NVML index; a MIG device's is its parent's.
+	Index int `json:"index"`
+	// UUID is "GPU-…" for a GPU, "MIG-…" for a MIG device: what
+	// CUDA_VISIBLE_DEVICES takes.
+	UUID  string `json:"uuid"`
+	Model string `json:"model"`
+	// MemoryMiB is the device's own memory: a MIG device's share.
+	MemoryMiB   int64 `json:"memory_mib"`
+	NVLinkGroup *int  `json:"nvlink_group,omitempty"`
+	// Kind is KindWhole (the default when empty) or KindMIG.
+	Kind string `json:"kind,omitempty"`
+	// MIG names the device's parent GPU and profile; set exactly when Kind
+	// is KindMIG.
+	MIG *NodeMIG `json:"mig,omitempty"`
+}
+
+// The kinds of schedulable device in a registration.
+const (
+	KindWhole = "whole" // a GPU outside MIG mode
+	KindMIG   = "mig"   // a MIG device: a slice of a GPU in MIG mode
+)
+
+// NodeMIG describes a MIG device in a registration.
+type NodeMIG struct {
+	ParentUUID string `json:"parent_uuid"`
+	// Profile is its name as nvidia-smi prints it: "1g.10gb", "3g.40gb".
+	Profile string `json:"profile"`
+	// Slices counts its compute slices, ParentSlices those of the whole
+	// GPU (7 on an H100): the device is Slices/ParentSlices of a GPU.
+	Slices       int `json:"slices"`
+	ParentSlices int `json:"parent_slices"`
 }
 
 // RegisterNodeRequest is the body of POST /api/v1/nodes/register.

@@ -10,8 +10,13 @@ const (
 	JobCompleted  = "completed"
 	JobFailed     = "failed"
 	JobCanceled   = "canceled"
-	JobPreempted  = "preempted"
+	// JobTimeout: the job ran past its time limit and was stopped
+	// (SIGTERM, its stop grace, then SIGKILL), as Slurm's TIMEOUT.
+	JobTimeout   = "timeout"
+	JobPreempted = "preempted"
 )
 
 // IsTerminal reports whether a job in state s will never move again.
-func IsTerminal(s string) bool { return s == JobCompleted || s == JobFailed || s == JobCanceled }
+func IsTerminal(s string) bool {
+	return s == JobCompleted || s == JobFailed || s == JobCanceled || s == JobTimeout
+}

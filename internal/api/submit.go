@@ -6,22 +6,43 @@ package api
 type SubmitRequest struct {
 	Command string `json:"command,omitempty"` // what to run; none for a lease
 	// GPUCount is required (nil: not given), all at once (a gang).
-	GPUCount          *int              `json:"gpu_count,omitempty"`
-	MemoryGB          *float64          `json:"memory_gb,omitempty"` // at least, per GPU
-	GPUModel          string            `json:"gpu_model,omitempty"` // matches part of the model's name
-	Priority          Priority          `json:"priority,omitempty"`
-	EstimatedDuration Seconds           `json:"estimated_duration,omitempty"`
-	Name              string            `json:"name,omitempty"`
-	AllowMultiNode    bool              `json:"allow_multi_node,omitempty"`
-	Preemptible       *bool             `json:"preemptible,omitempty"` // nil: yes, but a lease's is no
-	Executor          string            `json:"executor,omitempty"`    // node, lease or ray; "": the server's default
-	Workdir           string            `json:"workdir,omitempty"`
-	Env               map[string]string `json:"env,omitempty"`
-	JobType           string            `json:"job_type,omitempty"`
-	MaxRetries        int               `json:"max_retries,omitempty"`
+	GPUCount *int     `json:"gpu_count,omitempty"`
+	MemoryGB *float64 `json:"memory_gb,omitempty"` // at least, per GPU
+	GPUModel string   `json:"gpu_model,omitempty"` // matches part of the model's name
+	Priority Priority `json:"priority,omitempty"`
+	// EstimatedDuration is how long the job is expected to run (for
+	// backfill and ETAs); optional, and never enforced.
+	EstimatedDuration Seconds `json:"estimated_duration,omitempty"`
+	// TimeLimit is the job's limit, as Slurm's --time: a run past it gets
+	// SIGTERM, its stop grace, then SIGKILL, and the job ends timeout.
+	// None: the policy's default (time_limit.default), else no limit; over
+	// the policy's maximum the submission is refused.
+	TimeLimit      Seconds           `json:"time_limit,omitempty"`
+	Name           string            `json:"name,omitempty"`
+	AllowMultiNode bool              `json:"allow_multi_node,omitempty"`
+	Preemptible    *bool             `json:"preemptible,omitempty"` // nil: yes, but a lease's is no
+	Executor       string            `json:"executor,omitempty"`    // node, lease or ray; "": the server's default
+	Workdir        string            `json:"workdir,omitempty"`
+	Env            map[string]string `json:"env,omitempty"`
+	JobType        string            `json:"job_type,omitempty"`
+	MaxRetries     int               `json:"max_retries,omitempty"`
 	// Checkpoint: the job saves its state on SIGTERM and resumes from it
 	// (GPUSCHED_RESTART_COUNT > 0), so an attained-service policy may
-	// preempt it; StopGrace is its time to save (at most 1 h, default 60 s).
+	// preempt it. StopGrace is its time between SIGTERM and SIGKILL when
+	// it is preempted (checkpointing jobs) or reaches its time limit (at
+	// most 1 h, default 60 s).
 	Checkpoint bool    `json:"checkpoint,omitempty"`
 	StopGrace  Seconds `json:"stop_grace,omitempty"`
+	// After lists the conditions the job waits for, all of them, as
+	// Slurm's --dependency: [{"kind": "ok", "job_id": 12}, {"kind":
+	// "singleton"}]. A condition on a job that already ended is met at
+	// once, or refused when it can never be (afterok on a failed job); one
+	// that later can never be met cancels the job.
+	After []Dependency `json:"after,omitempty"`
+	// Array queues the job as an array of tasks, as Slurm's --array:
+	// "0-99%8" (ids, ranges, steps "0-15:4", then %N: at most N tasks
+	// running at once; see ParseArray). Each task is a job of its own that
+	// sees GPUSCHED_ARRAY_TASK_ID; the answer is the first task, whose id
+	// is the array's, with the array's summary.
+	Array string `json:"array,omitempty"`
 }

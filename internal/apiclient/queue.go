@@ -2,8 +2,8 @@ package apiclient
 
 import (
 	"context"
-	"fmt"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
@@ -48,8 +48,16 @@ func (c *Client) RenewLease(ctx context.Context, id int64, ttl time.Duration) (*
 
 // Cancel cancels a job.
 func (c *Client) Cancel(ctx context.Context, id int64) (*api.Job, error) {
+	return c.CancelRef(ctx, strconv.FormatInt(id, 10))
+}
+
+// CancelRef cancels what ref names, as Slurm's scancel: a job id (an
+// array's id: the whole array), "123_4" (task 4 of array 123) or
+// "123_[1-3,7]" (those tasks). For an array the answer is its first task
+// with the array's summary.
+func (c *Client) CancelRef(ctx context.Context, ref string) (*api.Job, error) {
 	var out api.Job
-	if err := c.Do(ctx, "DELETE", fmt.Sprintf("/api/v1/queue/%d", id), nil, &out); err != nil {
+	if err := c.Do(ctx, "DELETE", "/api/v1/queue/"+url.PathEscape(ref), nil, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

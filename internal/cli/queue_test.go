@@ -23,7 +23,7 @@ func TestSubmitQueueCancelCommands(t *testing.T) {
 	t.Setenv("GPUSCHED_SERVER", s.URL)
 	t.Setenv("GPUSCHED_TOKEN", tok)
 
-	out, err := gpusched(t, "submit", "-g", "2", "--executor", "lease", "--time", "1h", "--name", "first")
+	out, err := gpusched(t, "submit", "-g", "2", "--executor", "lease", "--estimate", "1h", "--name", "first")
 	if err != nil || !regexp.MustCompile(`^job \d+ queued \(2 GPUs, normal priority\)\n$`).MatchString(out) {
 		t.Fatalf("submit: %q %v", out, err)
 	}

@@ -67,6 +67,7 @@ type clientCommand struct {
 func clientCommands(b Build) []clientCommand {
 	return []clientCommand{
 		{"submit", func() *cobra.Command { return oneShot(newSubmitCmd()) }},
+		{"sbatch", func() *cobra.Command { return oneShot(newSbatchCmd()) }},
 		{"queue", func() *cobra.Command { return oneShot(newQueueCmd()) }},
 		{"history", newHistoryCmd}, // pages: may send several requests
 		{"cancel", func() *cobra.Command { return oneShot(newCancelCmd()) }},

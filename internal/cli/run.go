@@ -44,7 +44,7 @@ COMMAND exits; its exit status is gpusched's. Ctrl-C while waiting withdraws the
 	}
 	f := cmd.Flags()
 	f.IntVarP(&o.gpus, "gpus", "g", 1, "GPUs, all at once")
-	f.StringVar(&o.gpuType, "gpu-type", "", "GPU model, e.g. H100 (matches part of the name)")
+	f.StringVar(&o.gpuType, "gpu-type", "", "GPU model, e.g. H100 (matches part of the name), or a MIG profile, e.g. 1g.10gb")
 	f.StringVar(&o.mem, "mem", "", "minimum memory per GPU, e.g. 40G")
 	f.StringVarP(&o.time, "time", "t", "", "estimated run time, e.g. 2h (helps backfill and ETAs)")
 	f.StringVar(&o.name, "name", "", "a name for the job")

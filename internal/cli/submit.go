@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -16,16 +15,20 @@ func newSubmitCmd() *cobra.Command {
 	var req api.SubmitRequest
 	var memGB float64
 	var gpus int
-	var priority, duration, runtimeEnv string
+	var priority, duration, limit, runtimeEnv string
 	var stopGrace time.Duration
-	var env []string
+	var env, after []string
+	var dependency string
 	var asJSON bool
 	var idemKey string
 	cmd := &cobra.Command{
 		Use:   "submit [flags] -- COMMAND [ARGS…]",
 		Short: "Queue a job; prints its id and place in the queue",
-		Example: `  gpusched submit -g 2 --time 3h --name sweep-7 -- python train.py --lr 3e-4
-  gpusched submit -g 8 --model H100 --priority high -- torchrun --nproc-per-node 8 train.py`,
+		Example: `  gpusched submit -g 2 --time 3h --estimate 2h --name sweep-7 -- python train.py --lr 3e-4
+  gpusched submit -g 8 --model H100 --priority high -- torchrun --nproc-per-node 8 train.py
+  gpusched submit -g 1 --after ok:41 --name evaluate -- python eval.py
+  gpusched submit -g 1 --array 0-99%8 --name sweep -- sh -c 'python train.py --seed $GPUSCHED_ARRAY_TASK_ID'
+  gpusched submit -g 2 --gpu-type 1g.10gb -- python eval.py   # two MIG slices`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
@@ -42,8 +45,27 @@ func newSubmitCmd() *cobra.Command {
 			}
 			if duration != "" {
 				if req.EstimatedDuration, err = api.ParseSeconds(duration); err != nil {
+					return fmt.Errorf("--estimate: %w", err)
+				}
+			}
+			if limit != "" {
+				if req.TimeLimit, err = api.ParseTimeLimit(limit); err != nil {
 					return fmt.Errorf("--time: %w", err)
 				}
+			}
+			for _, a := range after {
+				ds, err := api.ParseAfter(a)
+				if err != nil {
+					return err
+				}
+				req.After = append(req.After, ds...)
+			}
+			if dependency != "" {
+				ds, err := api.ParseSlurmDependency(dependency)
+				if err != nil {
+					return err
+				}
+				req.After = append(req.After, ds...)
 			}
 			if stopGrace != 0 {
 				if req.StopGrace, err = api.ParseSeconds(stopGrace.String()); err != nil {
@@ -77,19 +99,17 @@ func newSubmitCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return json.NewEncoder(cmd.OutOrStdout()).Encode(job)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "job %d queued (%d GPU%s, %s priority)\n", job.ID, job.RequestedGPUs, plural(job.RequestedGPUs), job.PriorityName)
-			return nil
+			return printSubmitted(cmd.OutOrStdout(), job, asJSON)
 		},
 	}
 	f := cmd.Flags()
 	f.IntVarP(&gpus, "gpus", "g", 1, "GPUs, all at once (gang)")
 	f.Float64Var(&memGB, "mem", 0, "minimum memory per GPU in GB")
-	f.StringVar(&req.GPUModel, "model", "", "GPU model, e.g. H100 (matches part of the name)")
+	f.StringVar(&req.GPUModel, "model", "", "GPU model, e.g. H100 (matches part of the name), or a MIG profile, e.g. 1g.10gb (that slice of a GPU)")
+	f.StringVar(&req.GPUModel, "gpu-type", "", "the same as --model")
 	f.StringVarP(&priority, "priority", "p", "", "low, normal, high or critical (admins)")
-	f.StringVarP(&duration, "time", "t", "", "estimated run time, e.g. 90m or 2h (helps backfill and ETAs)")
+	f.StringVarP(&limit, "time", "t", "", "time limit, as Slurm's: at it the job gets SIGTERM, its stop grace, then SIGKILL, and ends timeout (2h, 90m, or Slurm's MM, HH:MM:SS, D-HH:MM…; default: the policy's)")
+	f.StringVar(&duration, "estimate", "", "estimated run time, e.g. 90m or 2h (helps backfill and ETAs; never enforced)")
 	f.StringVar(&req.Name, "name", "", "a name for the job")
 	f.BoolVar(&req.AllowMultiNode, "multi-node", false, "may span nodes")
 	f.StringVar(&req.Executor, "executor", "", "node (a node agent runs it), lease (you run it), ray (a Ray cluster runs it); default: the server's")
@@ -98,9 +118,12 @@ func newSubmitCmd() *cobra.Command {
 	f.StringArrayVarP(&env, "env", "e", nil, "NAME=VALUE to set, repeatable")
 	f.StringVar(&req.JobType, "type", "", "job type, for learned run times")
 	f.BoolVar(&asJSON, "json", false, "print the job as JSON")
+	f.StringVarP(&req.Array, "array", "a", "", "queue an array of tasks, as Slurm's --array: 0-99, 1,3,5-7, 0-15:4, then %N to run at most N at once (0-99%8); each task sees GPUSCHED_ARRAY_TASK_ID")
+	f.StringArrayVar(&after, "after", nil, "wait for other jobs to end: ok:ID[,ID] (completed), notok:ID (failed, canceled, timed out), any:ID or ID (however); repeatable, all must hold")
+	f.StringVarP(&dependency, "dependency", "d", "", "Slurm's form of --after: afterok:ID[:ID],afterany:ID,afternotok:ID,singleton")
 	f.StringVar(&idemKey, "idempotency-key", "", "for scripts that retry: the same key again returns the job it queued instead of queueing another")
 	f.BoolVar(&req.Checkpoint, "checkpoint", false, "the job saves its state on SIGTERM and resumes (GPUSCHED_RESTART_COUNT > 0): it may be preempted when it has had much GPU time")
-	f.DurationVar(&stopGrace, "stop-grace", 0, "with --checkpoint: time to save between SIGTERM and SIGKILL (default 60s)")
+	f.DurationVar(&stopGrace, "stop-grace", 0, "time between SIGTERM and SIGKILL at the time limit, and to save when preempted with --checkpoint (default 60s)")
 	return cmd
 }
 

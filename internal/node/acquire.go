@@ -111,11 +111,9 @@ func (l *Local) acquire(ctx context.Context, req api.AcquireRequest) (*lease, er
 		cur = next
 	}
 	a.leases.update(ls, func(x *lease) {
-		x.Status, x.GPUs, x.Position, x.Reason, x.ETA = leaseRunning, gpuList(cur.GPUs), nil, "", nil
+		x.Status, x.GPUs, x.Position, x.Reason, x.ETA = leaseRunning, visibleDevices(cur.GPUs, cur.GPUUUIDs), nil, "", nil
 	})
-	if w, ok := a.GPUs.(gpu.Workloads); ok {
-		w.Started(pid, owner, a.procs().Name(pid), cur.GPUs)
-	}
+	a.leaseStarted(pid, owner, cur.GPUs, cur.GPUUUIDs)
 	go a.watchLease(ls)
 	return ls, nil
 }
@@ -135,8 +133,19 @@ func (a *Agent) createLease(ctx context.Context, nodeID int64, ls *lease, req ap
 	return created, nil
 }
 
+// leaseStarted tells a simulated provider that a lease's process runs on
+// its GPUs (by UUID on MIG devices, which share their parent's index).
+func (a *Agent) leaseStarted(pid int, owner string, idx []int, uuids []string) {
+	if on, ok := a.GPUs.(startedOn); ok && onMIG(uuids) {
+		on.StartedOn(pid, owner, a.procs().Name(pid), uuids)
+	} else if w, ok := a.GPUs.(gpu.Workloads); ok {
+		w.Started(pid, owner, a.procs().Name(pid), idx)
+	}
+}
+
+// gpuCount is how many devices the node offers: whole GPUs and MIG devices.
 func (l *Local) gpuCount(ctx context.Context) (int, error) {
-	devs, err := l.Agent.GPUs.Devices(ctx)
+	devs, err := l.Agent.schedulable(ctx)
 	if err != nil {
 		return 0, &httpError{500, "could not list this node's GPUs: " + err.Error()}
 	}

@@ -44,6 +44,7 @@ type Agent struct {
 	Procs gpu.ProcFS
 
 	nodeID atomic.Int64
+	offer  atomic.Pointer[offered] // what the last registration offered
 	runs   atomic.Pointer[runner]
 	life   atomic.Pointer[context.Context] // Run's: its end stops the watching of leases
 
@@ -112,7 +113,8 @@ func (a *Agent) startRunner(ctx context.Context) error {
 	}
 	work, _ := a.GPUs.(gpu.Workloads)
 	r := &runner{ctx: ctx, files: runFiles{dir: dir}, procfs: procs, logger: a.Logger, work: work,
-		mapping: a.UserMap, asSelf: a.RunAsSelf, report: agentReporter{a}, runs: map[int64]*run{}}
+		mapping: a.UserMap, asSelf: a.RunAsSelf, report: agentReporter{a}, runs: map[int64]*run{},
+		host: a.Hostname}
 	a.runs.Store(r)
 	return r.reattach()
 }
@@ -121,19 +123,18 @@ func (a *Agent) startRunner(ctx context.Context) error {
 // processes, then heartbeats and takes commands until an error or a request
 // to register again.
 func (a *Agent) session(ctx context.Context) error {
-	devs, err := a.GPUs.Devices(ctx)
+	devs, err := a.schedulable(ctx)
 	if err != nil {
-		return fmt.Errorf("node: list GPUs: %w", err)
+		return err
 	}
-	req := api.RegisterNodeRequest{Hostname: a.Hostname, AgentVersion: a.Version, GPUs: make([]api.NodeGPU, len(devs))}
-	for i, d := range devs {
-		req.GPUs[i] = api.NodeGPU{Index: d.Index, UUID: d.UUID, Model: d.Model, MemoryMiB: d.MemoryMiB, NVLinkGroup: d.NVLinkGroup}
-	}
+	gpus, off := registration(devs)
+	req := api.RegisterNodeRequest{Hostname: a.Hostname, AgentVersion: a.Version, GPUs: gpus}
 	reg, err := a.Client.RegisterNode(ctx, req)
 	if err != nil {
 		return err
 	}
 	a.nodeID.Store(reg.NodeID)
+	a.offer.Store(&off)
 	a.Logger.Info("node agent registered", "node", reg.Name, "id", reg.NodeID, "gpus", len(devs))
 	if err := a.adoptLeases(ctx, reg.NodeID); err != nil {
 		return err
@@ -173,20 +174,15 @@ func (a *Agent) heartbeats(ctx context.Context, id int64, interval time.Duration
 }
 
 func (a *Agent) beat(ctx context.Context, id int64) (*api.HeartbeatResponse, error) {
-	samples, err := a.GPUs.Sample(ctx)
+	off := a.offer.Load()
+	if off == nil {
+		return nil, errNotRegistered
+	}
+	samples, err := a.samples(ctx, *off)
 	if err != nil {
-		return nil, fmt.Errorf("node: sample GPUs: %w", err)
+		return nil, err
 	}
-	req := api.HeartbeatRequest{GPUs: make([]api.GPUSample, len(samples)), Leases: a.leases.granted()}
-	for i, s := range samples {
-		procs := make([]api.GPUProcess, len(s.Processes))
-		for j, p := range s.Processes {
-			procs[j] = api.GPUProcess{PID: p.PID, User: p.User, Name: p.Name, MemoryMiB: p.MemoryMiB}
-		}
-		req.GPUs[i] = api.GPUSample{UUID: s.UUID, UtilizationPct: s.UtilizationPct, MemoryUsedMiB: s.MemoryUsedMiB,
-			TemperatureC: s.TemperatureC, PowerW: s.PowerW, PowerLimitW: s.PowerLimitW, Health: s.Health,
-			HealthReason: s.HealthReason, Processes: procs}
-	}
+	req := api.HeartbeatRequest{GPUs: heartbeatGPUs(samples), Leases: a.leases.granted()}
 	resp, err := a.Client.Heartbeat(ctx, id, req)
 	if err != nil {
 		return nil, err

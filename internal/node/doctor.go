@@ -54,6 +54,9 @@ type Doctor struct {
 	Now      func() time.Time
 	// MaxSkew is the clock difference with the server that makes a WARN (default 2s); ten times it fails.
 	MaxSkew time.Duration
+	// MIGLayout is the MIG layout the host should have: the doctor says
+	// what applying it would change (a dry run); nil: none given.
+	MIGLayout gpu.Layout
 }
 
 // Run performs every check, in the order an operator fixes things.

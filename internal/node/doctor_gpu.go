@@ -36,11 +36,12 @@ func (d *Doctor) gpuChecks(ctx context.Context) []Check {
 		drv = Check{Status: Warn, Name: "driver", Detail: "driver version unknown", Fix: "check nvidia-smi works"}
 	}
 	out = append(out, drv)
-	var mig, noPersist, busy []string
+	var mig []int
+	var noPersist, busy []string
 	for _, g := range rep.GPUs {
 		out = append(out, gpuHealth(g))
 		if g.MIG != nil && *g.MIG {
-			mig = append(mig, fmt.Sprint(g.Index))
+			mig = append(mig, g.Index)
 		}
 		if g.Persistence != nil && !*g.Persistence {
 			noPersist = append(noPersist, fmt.Sprint(g.Index))
@@ -49,12 +50,7 @@ func (d *Doctor) gpuChecks(ctx context.Context) []Check {
 			busy = append(busy, fmt.Sprintf("GPU %d: pid %d %s (%s, %d MiB)", g.Index, p.PID, p.Name, p.User, p.MemoryMiB))
 		}
 	}
-	if len(mig) > 0 {
-		out = append(out, Check{Status: Warn, Name: "mig", Detail: "MIG mode is on for GPUs " + strings.Join(mig, ","),
-			Fix: "gpusched schedules whole GPUs: turn MIG off with nvidia-smi -i N -mig 0 (then reset the GPU)"})
-	} else {
-		out = append(out, Check{Status: OK, Name: "mig", Detail: "MIG mode off on every GPU"})
-	}
+	out = append(out, d.migChecks(ctx, mig)...)
 	if len(noPersist) > 0 {
 		out = append(out, Check{Status: Warn, Name: "persistence", Detail: "persistence mode off for GPUs " + strings.Join(noPersist, ","),
 			Fix: "enable nvidia-persistenced (systemctl enable --now nvidia-persistenced) or nvidia-smi -pm 1, so jobs start fast and the driver stays loaded"})

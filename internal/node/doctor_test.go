@@ -3,6 +3,7 @@ package node_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -153,5 +154,37 @@ func TestDoctorGradesGPUFaults(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("grades (-want +got):\n%s", diff)
+	}
+}
+
+// With fake MIG the doctor shows the layout the agent offers, and, given
+// the layout wanted, what applying it would change on each GPU: GPUs that
+// match say nothing, one that would be split warns, one whose layout does
+// not fit fails.
+func TestDoctorShowsMIGLayout(t *testing.T) {
+	t.Parallel()
+	spec, _ := gpu.ParseFakeSpec("1x8:H100-80GB")
+	spec, err := spec.WithMIG("0-3:7x1g.10gb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := gpu.ParseLayout("gpu 0-3: 7x1g.10gb; gpu 4: 2x3g.40gb; gpu 5: 3x3g.40gb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &node.Doctor{GPUs: gpu.NewFake("mig", spec), StateDir: t.TempDir(), MIGLayout: want}
+	var got []string
+	for _, c := range d.Run(context.Background()) {
+		if strings.HasPrefix(c.Name, "mig") {
+			got = append(got, fmt.Sprintf("%s %s: %s", c.Status, c.Name, c.Detail))
+		}
+	}
+	wantLines := []string{
+		"OK mig: MIG layout gpu 0-3: 7×1g.10gb: 28 MIG devices offered as slices (jobs ask for them by profile, e.g. --gpu-type 1g.10gb), 4 GPUs whole",
+		"WARN mig layout: gpu 4: would apply (had whole, want 2×3g.40gb)",
+		"FAIL mig layout: gpu 5: failed (had whole, want 3×3g.40gb): 3×3g.40gb: at most 2 fit on this GPU",
+	}
+	if diff := cmp.Diff(wantLines, got); diff != "" {
+		t.Errorf("MIG lines (-want +got):\n%s", diff)
 	}
 }

@@ -100,12 +100,10 @@ func (a *Agent) adopt(l api.NodeLease) {
 		start, _ = a.procs().StartTime(l.PID)
 	}
 	owner, _ := a.procs().Owner(l.PID)
-	ls := &lease{LocalLease: api.LocalLease{ID: strconv.FormatInt(l.JobID, 10), Status: leaseRunning, GPUs: gpuList(l.GPUs), PID: l.PID,
+	ls := &lease{LocalLease: api.LocalLease{ID: strconv.FormatInt(l.JobID, 10), Status: leaseRunning, GPUs: visibleDevices(l.GPUs, l.GPUUUIDs), PID: l.PID,
 		NumGPUs: len(l.GPUs), Owner: owner, User: l.Owner, Submitted: time.Now()}, jobID: l.JobID, start: start}
 	a.leases.add(ls)
-	if w, ok := a.GPUs.(gpu.Workloads); ok {
-		w.Started(l.PID, owner, a.procs().Name(l.PID), l.GPUs)
-	}
+	a.leaseStarted(l.PID, owner, l.GPUs, l.GPUUUIDs)
 	a.Logger.Info("node: adopted a lease whose process still runs", "job", l.JobID, "pid", l.PID, "gpus", ls.GPUs)
 	go a.watchLease(ls)
 }

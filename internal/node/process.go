@@ -3,8 +3,10 @@ package node
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,8 +49,8 @@ exit $s`
 const wrapperName = "gpusched-job"
 
 // startProcess starts s's command for run id in its own process group as
-// who, its output appended to the run's log file.
-func startProcess(files runFiles, id int64, s *api.StartJob, who identity) (*exec.Cmd, error) {
+// who, its output appended to the run's log file; host is the node's name.
+func startProcess(files runFiles, id int64, s *api.StartJob, who identity, host string) (*exec.Cmd, error) {
 	dir := s.Workdir
 	if dir == "" {
 		dir = who.home
@@ -72,7 +74,7 @@ func startProcess(files runFiles, id int64, s *api.StartJob, who identity) (*exe
 	}
 	cmd := exec.Command("/bin/sh", "-c", wrapper, wrapperName, s.Command, files.exit(id))
 	cmd.Dir = dir
-	cmd.Env = jobEnv(s, who)
+	cmd.Env = jobEnv(s, who, dir, host)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: who.cred}
 	if err := cmd.Start(); err != nil {
@@ -82,8 +84,12 @@ func startProcess(files runFiles, id int64, s *api.StartJob, who identity) (*exe
 }
 
 // jobEnv is the job's environment: a clean login-like base, the job's own
-// variables, then CUDA_VISIBLE_DEVICES and GPUSCHED_JOB_ID.
-func jobEnv(s *api.StartJob, who identity) []string {
+// variables, then CUDA_VISIBLE_DEVICES, GPUSCHED_JOB_ID and, for a task of
+// an array, GPUSCHED_ARRAY_JOB_ID, _TASK_ID, _TASK_COUNT, _TASK_MIN and
+// _TASK_MAX (and the same as Slurm's SLURM_ARRAY_*), and Slurm's own job
+// variables (see slurmEnv); dir is the working directory, host the node's
+// name.
+func jobEnv(s *api.StartJob, who identity, dir, host string) []string {
 	env := map[string]string{
 		"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 		"HOME": who.home, "USER": who.name, "LOGNAME": who.name, "SHELL": "/bin/sh",
@@ -96,18 +102,33 @@ func jobEnv(s *api.StartJob, who identity) []string {
 	for k, v := range s.Env {
 		env[k] = v
 	}
-	idx := make([]string, len(s.GPUs))
-	for i, g := range s.GPUs {
-		idx[i] = strconv.Itoa(g)
-	}
-	env["CUDA_VISIBLE_DEVICES"] = strings.Join(idx, ",")
+	env["CUDA_VISIBLE_DEVICES"] = visibleDevices(s.GPUs, s.GPUUUIDs)
 	env["GPUSCHED_JOB_ID"] = strconv.FormatInt(s.JobID, 10)
+	if s.Array != nil {
+		maps.Copy(env, s.Array.Env())
+	}
+	slurmEnv(env, s, who, dir, host)
 	out := make([]string, 0, len(env))
 	for k, v := range env {
 		out = append(out, k+"="+v)
 	}
 	sort.Strings(out)
 	return out
+}
+
+// visibleDevices is CUDA_VISIBLE_DEVICES for GPUs at these indices with
+// these UUIDs: the indices, or, when some are MIG devices (which share
+// their parent's index), the UUIDs ("MIG-…,MIG-…"), as CUDA names them.
+func visibleDevices(idx []int, uuids []string) string {
+	if onMIG(uuids) && len(uuids) == len(idx) {
+		return strings.Join(uuids, ",")
+	}
+	return gpuList(idx)
+}
+
+// onMIG reports whether some of the devices are MIG devices.
+func onMIG(uuids []string) bool {
+	return slices.ContainsFunc(uuids, func(u string) bool { return strings.HasPrefix(u, "MIG-") })
 }
 
 // exitOf turns a wrapper's end into the report: the status the wrapper

@@ -28,9 +28,7 @@ func (r *runner) reattach() error {
 		switch {
 		case r.ours(rec):
 			r.logger.Info("node: reattached to a running job", "job", rec.JobID, "pid", rec.PID)
-			if r.work != nil {
-				r.work.Started(rec.PID, rec.User, "job", rec.GPUs)
-			}
+			r.started(rec, "job")
 			go r.watch(rn, rec)
 		default:
 			if code, ok := r.files.exitCode(rec.CommandID); ok {

@@ -20,6 +20,7 @@ type record struct {
 	PID       int       `json:"pid"` // 0 until the process started
 	User      string    `json:"user"`
 	GPUs      []int     `json:"gpus"`
+	UUIDs     []string  `json:"uuids,omitempty"` // the devices' UUIDs, MIG devices' among them
 	StartedAt time.Time `json:"started_at"`
 	Shipped   int64     `json:"shipped"` // bytes of output the server has
 }

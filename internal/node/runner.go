@@ -24,6 +24,7 @@ type runner struct {
 	mapping map[string]string
 	asSelf  bool // run every job as the agent itself
 	report  reporter
+	host    string // the node's name as the agent reports it (SLURM_JOB_NODELIST)
 
 	mu   sync.Mutex
 	runs map[int64]*run // by start command id
@@ -58,11 +59,11 @@ func (r *runner) start(id int64, s *api.StartJob) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	rec := record{CommandID: id, JobID: s.JobID, User: who.name, GPUs: s.GPUs, StartedAt: time.Now()}
+	rec := record{CommandID: id, JobID: s.JobID, User: who.name, GPUs: s.GPUs, UUIDs: s.GPUUUIDs, StartedAt: time.Now()}
 	if err := r.files.save(rec); err != nil { // before the start: a crash now means lost, never twice
 		return 0, err
 	}
-	cmd, err := startProcess(r.files, id, s, who)
+	cmd, err := startProcess(r.files, id, s, who, r.host)
 	if err != nil {
 		_ = r.files.remove(id)
 		return 0, err
@@ -73,9 +74,7 @@ func (r *runner) start(id int64, s *api.StartJob) (int, error) {
 	}
 	rn := &run{rec: rec, done: make(chan struct{})}
 	r.runs[id] = rn
-	if r.work != nil {
-		r.work.Started(rec.PID, who.name, "job-"+fmt.Sprint(s.JobID), s.GPUs)
-	}
+	r.started(rec, "job-"+fmt.Sprint(s.JobID))
 	go func() {
 		err := cmd.Wait()
 		rn.exit = exitOf(r.files, id, err, cmd.ProcessState)
@@ -83,6 +82,26 @@ func (r *runner) start(id int64, s *api.StartJob) (int, error) {
 	}()
 	r.follow(rn)
 	return rec.PID, nil
+}
+
+// startedOn is implemented by simulated providers that tell MIG devices
+// apart (the fake): a run is recorded on its devices' UUIDs.
+type startedOn interface {
+	StartedOn(pid int, user, name string, uuids []string)
+}
+
+// started tells a simulated provider that rec's process runs on its GPUs,
+// by UUID where the provider takes them (a MIG device shares its parent's
+// index).
+func (r *runner) started(rec record, name string) {
+	if r.work == nil {
+		return
+	}
+	if on, ok := r.work.(startedOn); ok && len(rec.UUIDs) > 0 {
+		on.StartedOn(rec.PID, rec.User, name, rec.UUIDs)
+		return
+	}
+	r.work.Started(rec.PID, rec.User, name, rec.GPUs)
 }
 
 // stopRun stops run id: SIGTERM to its process group, SIGKILL after grace.

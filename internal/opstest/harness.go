@@ -443,7 +443,7 @@ func dumpStuck(t testing.TB, pool *pgxpool.Pool) {
 	ctx := context.Background()
 	rows, err := pool.Query(ctx, `SELECT j.id, j.state, COALESCE(string_agg(e.to_state || ' (' || e.reason || ')', ' → ' ORDER BY e.id), '')
 		FROM jobs j LEFT JOIN job_events e ON e.job_id = j.id
-		WHERE j.state NOT IN ('completed', 'failed', 'canceled') GROUP BY j.id, j.state`)
+		WHERE j.state NOT IN ('completed', 'failed', 'canceled', 'timeout') GROUP BY j.id, j.state`)
 	if err == nil {
 		for rows.Next() {
 			var id int64

@@ -23,6 +23,7 @@ func TestNotificationPages(t *testing.T) {
 		models.EventJobFailed:         {job(models.EventJobFailed), "/jobs/42"},
 		models.EventJobCanceled:       {job(models.EventJobCanceled), "/jobs/42"},
 		models.EventJobPreempted:      {job(models.EventJobPreempted), "/jobs/42"},
+		models.EventJobTimeout:        {job(models.EventJobTimeout), "/jobs/42"},
 		models.EventJobWaitingLong:    {job(models.EventJobWaitingLong), "/jobs/42"},
 		models.EventBookingStart:      {booking(models.EventBookingStart), "/bookings"},
 		models.EventBookingEnded:      {booking(models.EventBookingEnded), "/bookings"},

@@ -32,11 +32,12 @@ type gpu struct {
 	free   bool  // usable, not held, not given to a start in this pass
 }
 
-// gpuClass is a distinct (model, memory) pair, so that a job's model and
+// gpuClass is a distinct (model, memory, MIG profile), so that a job's model and
 // memory filter is evaluated once per class rather than once per GPU.
 type gpuClass struct {
-	model string // lowercased
-	mem   int64
+	model   string // lowercased
+	mem     int64
+	profile string // a MIG device's profile, lowercased; "" a whole GPU
 }
 
 // running is a running job with its GPUs resolved and its estimated end.
@@ -75,7 +76,7 @@ func (p *pass) index(s *Snapshot) {
 			continue
 		}
 		n := nodes[ni]
-		c := gpuClass{strings.ToLower(g.Model), g.MemoryMiB}
+		c := gpuClass{strings.ToLower(g.Model), g.MemoryMiB, strings.ToLower(strings.TrimSpace(g.Profile))}
 		ci, seen := classAt[c]
 		if !seen {
 			ci = int32(len(p.classes))
@@ -120,6 +121,9 @@ func (p *pass) indexRunning(s *Snapshot) {
 		if r.end == 0 && p.cfg.isLAS() && p.cfg.LAS.LearnedOverrun {
 			r.end = p.overrunLeft(j)
 		}
+		if j.TimeLimit > 0 { // stopped at its limit: gone within its grace after it
+			r.end = min(r.end, max(0, p.rel(j.StartedAt.Add(j.TimeLimit+stopGrace(j)))))
+		}
 		if j.Stopping { // asked to stop: gone within its grace
 			r.end = min(r.end, int64(stopGrace(j)))
 		}
@@ -159,12 +163,20 @@ func (p *pass) take(gs []int32) {
 	p.version++
 }
 
-// duration is a job's estimated run time: its estimate, else the default.
+// duration is a job's estimated run time: its estimate, else its learned
+// median, else its time limit, else the default; never more than its time
+// limit (it is stopped there).
 func (p *pass) duration(j *Job) time.Duration {
+	d := time.Duration(0)
 	if j.EstimatedDuration > 0 && p.cfg.Estimates != EstimatesLearned {
-		return j.EstimatedDuration
+		d = j.EstimatedDuration
+	} else {
+		d = learnedMedian(j)
 	}
-	if d := learnedMedian(j); d > 0 {
+	switch {
+	case j.TimeLimit > 0 && (d <= 0 || d > j.TimeLimit):
+		return j.TimeLimit
+	case d > 0:
 		return d
 	}
 	return p.defDur

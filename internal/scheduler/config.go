@@ -50,6 +50,9 @@ type Config struct {
 	Retention RetentionConfig `json:"retention"`
 	// Leases bounds how long leases hold GPUs (leases.go).
 	Leases LeasePolicy `json:"leases"`
+	// TimeLimit gives jobs' time limits a default and a maximum
+	// (time_limit.go).
+	TimeLimit TimeLimitPolicy `json:"time_limit"`
 	// CostPolicy prices GPU time for accounting (cost.go); its keys are
 	// top-level.
 	CostPolicy
@@ -150,6 +153,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.IdlePolicy.validate()...) // idle GPUs given back
 	errs = append(errs, c.Retention.validate()...)
 	errs = append(errs, c.Leases.validate()...)
+	errs = append(errs, c.TimeLimit.validate()...)
 	errs = append(errs, c.CostPolicy.validate()...)
 	return errors.Join(errs...)
 }

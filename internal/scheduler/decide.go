@@ -2,8 +2,9 @@ package scheduler
 
 import "time"
 
-// decide settles one job, in queue order: never fits → quota → placement
-// now → (behind the head) backfill or strict order → start or explain.
+// decide settles one job, in queue order: held (a dependency, an array's
+// %N) → never
+// fits → quota → placement now → (behind the head) backfill or strict order → start or explain.
 //
 // Jobs that never fit and jobs held back by a quota are explained and
 // skipped: they never block the jobs behind them. The first job that cannot
@@ -15,6 +16,9 @@ import "time"
 // its user has booked (a hold is taken at once by its owner's next job).
 func (p *pass) decide(qj *qjob, o *outcome) {
 	j := qj.job
+	if p.held(qj, o) {
+		return
+	}
 	if msg := p.neverFits(j, qj.f); msg != "" {
 		o.code, o.reason, o.noETA = ReasonNoMatchingGPU, msg, true
 		return
@@ -78,6 +82,9 @@ func (p *pass) start(qj *qjob, o *outcome, gs []int32, backfilled bool) {
 	}
 	p.starts = append(p.starts, Start{JobID: j.ID, GPUIDs: ids, Backfilled: backfilled})
 	o.started = true
+	if j.ArrayID != 0 {
+		p.arrayRunning[j.ArrayID]++
+	}
 }
 
 // explainBlocked words why a job cannot be placed now. A job that cannot be

@@ -10,8 +10,12 @@ type Held struct {
 	UserID int64
 	TeamID int64 // 0: no team
 	GPUs   int
-	Start  time.Time
-	End    time.Time // zero: still held
+	// Fraction is the share of a GPU each of them is: a MIG device's
+	// compute slices over its GPU's (1/7 for a 1g.10gb slice of an H100),
+	// so a slice counts as that fraction of a GPU. 0 means 1: whole GPUs.
+	Fraction float64
+	Start    time.Time
+	End      time.Time // zero: still held
 }
 
 // UsageWindow says which part of held time counts, and how: the part
@@ -25,7 +29,7 @@ type UsageWindow struct {
 }
 
 // GPUTime is the GPU-seconds h held within w, decayed as w says (see
-// DecayedUsage). It is the one measure of GPU time: the scheduler's fair
+// DecayedUsage), a MIG device counting as its Fraction of a GPU. It is the one measure of GPU time: the scheduler's fair
 // share, the fair-share standing and the usage graphs all sum it.
 func GPUTime(h Held, w UsageWindow) float64 {
 	start, end := h.Start, h.End
@@ -38,7 +42,11 @@ func GPUTime(h Held, w UsageWindow) float64 {
 	if start.Before(w.From) {
 		start = w.From
 	}
-	return DecayedUsage(h.GPUs, start, end, w.Now, w.HalfLife)
+	u := DecayedUsage(h.GPUs, start, end, w.Now, w.HalfLife)
+	if h.Fraction > 0 {
+		u *= h.Fraction
+	}
+	return u
 }
 
 // ChargeUsage adds the GPU time of every Held within w to the Usage of

@@ -28,6 +28,9 @@ func TestGPUTime(t *testing.T) {
 		"outside the window":     {Held{GPUs: 8, Start: at(-5 * h), End: at(-4 * h)}, UsageWindow{From: at(-3 * h), Now: t0}, 0},
 		"started after now":      {Held{GPUs: 8, Start: at(h)}, UsageWindow{Now: t0}, 0},
 		"decayed":                {Held{GPUs: 8, Start: at(-8 * 24 * h), End: at(-week)}, UsageWindow{Now: t0, HalfLife: week}, DecayedUsage(8, at(-8*24*h), at(-week), t0, week)},
+		"two 1g slices of 7":     {Held{GPUs: 2, Fraction: 1.0 / 7, Start: at(-7 * h), End: t0}, UsageWindow{Now: t0}, 2 * 3600},
+		"a 3g slice, decayed": {Held{GPUs: 1, Fraction: 3.0 / 7, Start: at(-8 * 24 * h), End: at(-week)}, UsageWindow{Now: t0, HalfLife: week},
+			3.0 / 7 * DecayedUsage(1, at(-8*24*h), at(-week), t0, week)},
 		"decayed and cut": {Held{GPUs: 2, Start: at(-3 * week)}, UsageWindow{From: at(-week), Now: t0, HalfLife: week},
 			2 * week.Seconds() / math.Ln2 * 0.5},
 	}

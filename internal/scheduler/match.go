@@ -32,7 +32,7 @@ func (p *pass) filterFor(model string, mem, node int64) *filter {
 	}
 	f := &filter{key: k, match: make([]bool, len(p.classes))}
 	for i, c := range p.classes {
-		f.match[i] = strings.Contains(c.model, k.model) && c.mem >= k.mem
+		f.match[i] = classMatches(c, k.model, k.mem)
 	}
 	for ni := range p.nodes {
 		if node != 0 && p.nodes[ni].id != node {
@@ -69,6 +69,8 @@ func (p *pass) neverFits(j *Job, f *filter) string {
 		return fmt.Sprintf("asks for %d GPUs; a job needs at least 1", j.GPUCount)
 	case f.total == 0 && j.GPUModel == "" && j.MinMemoryMiB == 0:
 		return "the cluster has no GPUs"
+	case f.total == 0 && j.MinMemoryMiB == 0 && IsMIGProfile(j.GPUModel):
+		return fmt.Sprintf("no MIG device in the cluster has profile %q", strings.TrimSpace(j.GPUModel))
 	case f.total == 0 && j.MinMemoryMiB == 0:
 		return fmt.Sprintf("no GPU in the cluster matches model %q", j.GPUModel)
 	case f.total == 0 && j.GPUModel == "":
@@ -100,15 +102,21 @@ func (p *pass) unplaceable(j *Job, f *filter) string {
 }
 
 // gpuWords says what a job asks for: "4 GPUs", "1 \"A100\" GPU with at
-// least 40960 MiB".
+// least 40960 MiB", "2 1g.10gb MIG devices".
 func (p *pass) gpuWords(j *Job) string {
 	s := fmt.Sprint(j.GPUCount)
-	if j.GPUModel != "" {
-		s += fmt.Sprintf(" %q", j.GPUModel)
-	}
-	if j.GPUCount == 1 {
+	switch {
+	case IsMIGProfile(j.GPUModel) && j.GPUCount == 1:
+		s += " " + strings.TrimSpace(j.GPUModel) + " MIG device"
+	case IsMIGProfile(j.GPUModel):
+		s += " " + strings.TrimSpace(j.GPUModel) + " MIG devices"
+	case j.GPUModel != "" && j.GPUCount == 1:
+		s += fmt.Sprintf(" %q GPU", j.GPUModel)
+	case j.GPUModel != "":
+		s += fmt.Sprintf(" %q GPUs", j.GPUModel)
+	case j.GPUCount == 1:
 		s += " GPU"
-	} else {
+	default:
 		s += " GPUs"
 	}
 	if j.MinMemoryMiB > 0 {

@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -100,7 +99,7 @@ func checkBookings(t fataler, s Snapshot, c Config, pl Plan) {
 		for id, g := range gs {
 			n := ns[g.NodeID]
 			if !g.Healthy || g.Drained || g.Foreign || !n.Up || n.Drained ||
-				!strings.Contains(strings.ToLower(g.Model), strings.ToLower(b.GPUModel)) ||
+				!modelFits(g, b.GPUModel) ||
 				(b.NodeID != 0 && g.NodeID != b.NodeID) || (len(b.GPUIDs) > 0 && !slices.Contains(b.GPUIDs, id)) {
 				continue
 			}
@@ -108,6 +107,9 @@ func checkBookings(t fataler, s Snapshot, c Config, pl Plan) {
 		}
 		for _, r := range s.Running {
 			end := laterOf(s.Now, r.StartedAt.Add(jobDur(r, c)))
+			if r.Stopping { // a stop in flight: its GPUs free within its grace
+				end = s.Now.Add(r.StopGrace)
+			}
 			if r.UserID != b.UserID && (tau.Equal(s.Now) || tau.Before(end)) {
 				for _, g := range r.GPUs {
 					delete(ready, g)

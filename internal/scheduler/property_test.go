@@ -3,7 +3,6 @@ package scheduler
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -105,7 +104,7 @@ func checkPlacements(t fataler, s Snapshot, pl Plan) {
 				t.Fatalf("GPU %d given to job %d is held by job %d", id, j.ID, other)
 			}
 			used[id] = j.ID
-			if !strings.Contains(strings.ToLower(g.Model), strings.ToLower(j.GPUModel)) || g.MemoryMiB < j.MinMemoryMiB {
+			if !modelFits(g, j.GPUModel) || g.MemoryMiB < j.MinMemoryMiB {
 				t.Fatalf("job %d (%q, %d MiB) placed on %+v", j.ID, j.GPUModel, j.MinMemoryMiB, g)
 			}
 			nodes[g.NodeID] = true

@@ -43,6 +43,8 @@ type pass struct {
 
 	gittins map[gittinsKey]float64 // Gittins indices computed in this pass
 
+	arrayRunning map[int64]int // running tasks of each array, starts of this pass included
+
 	cands    []cand
 	ncs      []nodeCands
 	takenBuf []bool
@@ -104,6 +106,7 @@ func newPass(s *Snapshot, c Config) *pass {
 	p := indexPass(s, c)
 	p.pinBookings(s)
 	p.initQuotas()
+	p.countArrays(s)
 	return p
 }
 
@@ -132,7 +135,7 @@ func (p *pass) plan(q []*qjob) Plan {
 		}
 		e := Explanation{JobID: qj.job.ID, Position: len(pl.Pending) + 1, Code: o.code, Reason: o.reason,
 			Score: qj.score, At: o.at}
-		if len(pl.Pending) < etaLimit {
+		if len(pl.Pending) < etaLimit && o.code != ReasonDependency { // its place does not matter yet
 			e.Standing = p.standing(qj.job)
 		}
 		if o.eta != forever {

@@ -33,7 +33,7 @@ func (p *pass) steer(s *Snapshot) {
 	free, memory := map[string]int{}, map[string]int64{}
 	for gi := range p.gpus {
 		g := &p.gpus[gi]
-		if g.free && strings.TrimSpace(g.model) != "" {
+		if g.free && strings.TrimSpace(g.model) != "" && p.classes[g.class].profile == "" { // whole GPUs only
 			free[g.model]++
 			memory[g.model] = max(memory[g.model], p.classes[g.class].mem)
 		}

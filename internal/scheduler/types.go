@@ -35,6 +35,11 @@ type GPU struct {
 	Healthy     bool // false: failed (XID, ECC) — never offered
 	Drained     bool
 	Foreign     bool // a process the scheduler did not start holds it — never offered while so
+	// Profile is a MIG device's profile ("1g.10gb"); "" for a whole GPU. A
+	// MIG device is a slice of a GPU in MIG mode, which is then not in the
+	// snapshot whole. Only jobs whose GPUModel names its profile are placed
+	// on it (IsMIGProfile); whole-GPU jobs never are.
+	Profile string
 }
 
 // Job is a request for GPUs: pending (in Snapshot.Pending) or running
@@ -45,10 +50,13 @@ type Job struct {
 	TeamID int64 // 0: no team
 	Name   string
 
-	GPUCount       int
-	GPUModel       string // "" any; else a GPU's Model must contain it (case-insensitive)
-	MinMemoryMiB   int64  // 0 any; else each GPU must have at least this much memory
-	AllowMultiNode bool   // may span nodes; otherwise all GPUs come from one node
+	GPUCount int
+	// GPUModel is "" for any whole GPU, else a part of a whole GPU's Model
+	// (case-insensitive), or a MIG profile ("1g.10gb"): then only MIG
+	// devices of that profile.
+	GPUModel       string
+	MinMemoryMiB   int64 // 0 any; else each GPU must have at least this much memory
+	AllowMultiNode bool  // may span nodes; otherwise all GPUs come from one node
 	// NodeID pins the job to one node (a lease asked for on that node); 0: any.
 	NodeID int64
 
@@ -65,9 +73,25 @@ type Job struct {
 	// the user's: steering replaces it by the runtime learned on the GPU
 	// model it steers the job to.
 	LearnedEstimate bool
+	// TimeLimit is the job's time limit: it is stopped when it has run
+	// this long, so no run is planned longer; with no other estimate it is
+	// the run's planned length (backfill plans on it). 0: no limit.
+	TimeLimit time.Duration
 	// JobType names the kind of work (e.g. "train-bert"), for steering by
 	// what the scoring model learned of it (Snapshot.Steering); "" none.
 	JobType string
+
+	// WaitsFor lists the dependencies the job still waits for (Slurm's
+	// --dependency); while any is listed it does not start, blocks nobody,
+	// and is explained ReasonDependency. The caller drops each once met.
+	WaitsFor []Dependency
+
+	// ArrayID is the array the job is a task of (its first task's ID); 0:
+	// none. ArrayMaxRunning is how many of the array's tasks may hold GPUs
+	// at once (Slurm's %N); 0: no limit. A task beyond it waits, explained
+	// ReasonArrayLimit, and blocks nobody.
+	ArrayID         int64
+	ArrayMaxRunning int
 
 	// Running jobs only.
 	StartedAt time.Time
@@ -96,6 +120,22 @@ type Job struct {
 	// jobs like this one from finished jobs; N 0 when there is none.
 	Learned RuntimeDist
 }
+
+// Dependency is a condition on another job's end that a job waits for.
+type Dependency struct {
+	Kind  string // DependOK, DependAny, DependNotOK or DependSingleton
+	JobID int64
+	// Array: JobID is an array's, and the condition is on all its tasks.
+	Array bool
+}
+
+// Dependency kinds, as Slurm's afterok, afterany, afternotok and singleton.
+const (
+	DependOK        = "ok"        // the job ends completed
+	DependAny       = "any"       // the job ends, however
+	DependNotOK     = "notok"     // the job ends otherwise: failed, canceled, timeout
+	DependSingleton = "singleton" // an earlier job of the same owner and name ends, however
+)
 
 // RuntimeDist is a learned log-normal runtime distribution: ln(runtime in
 // seconds) has mean LogMean and standard deviation LogStd, from N runs.
@@ -248,6 +288,8 @@ const (
 	ReasonBooked          = "booked"            // "GPUs booked by ana until 14:00"
 	ReasonPreempting      = "preempting"        // lower-priority jobs are being stopped for it
 	ReasonPaused          = "paused"            // scheduling is stopped (set by the pass, not the core)
+	ReasonDependency      = "dependency"        // "waits for job 12 to complete (afterok)"
+	ReasonArrayLimit      = "array_limit"       // "array 40 runs at most 8 tasks at once (%8)"
 )
 
 // Explanation says why a pending job waits, where it stands, and when it is

@@ -31,7 +31,8 @@ func qosPriority(qos string) int {
 // (num_gpu = 0 and gpu_milli = 0) are skipped, and so are pods that never
 // ran (no scheduled_time or deletion_time, or runtime ≤ 0); both are
 // counted in Trace.Skipped. A pod using a fraction of a GPU (gpu_milli <
-// 1000) asks for 1 whole GPU, since the scheduler allocates whole GPUs.
+// 1000) asks for 1 whole GPU (its Share keeps the fraction: on a cluster
+// with MIG it asks for a slice instead, see assignSlices).
 // gpu_spec is ignored (the simulated cluster has one model). Users are
 // assigned by hashing the pod name (see ReadOptions); qos maps to priority
 // as qosPriority says.
@@ -76,8 +77,10 @@ func ReadAlibabaOpenB(r io.Reader, file string, opt ReadOptions) (*Trace, error)
 			tr.skip("cpu-only")
 			continue
 		}
+		share := 0.0
 		if milli > 0 && milli < 1000 {
 			fractional++
+			share = float64(milli) / 1000
 		}
 		gpus = max(gpus, 1)
 		created, ok, err := t.float("creation_time")
@@ -102,12 +105,12 @@ func ReadAlibabaOpenB(r io.Reader, file string, opt ReadOptions) (*Trace, error)
 		tr.Jobs = append(tr.Jobs, Job{
 			ID: int64(len(tr.Jobs) + 1), Name: name, User: userOf(name, opt.Seed, opt.Users),
 			Submit: seconds(created), Runtime: seconds(deleted - scheduled),
-			GPUs: gpus, Priority: qosPriority(t.str("qos")),
+			GPUs: gpus, Priority: qosPriority(t.str("qos")), Share: share,
 		})
 	}
 	tr.Notes = append(tr.Notes,
 		"arrival = creation_time; runtime = deletion_time - scheduled_time (cut at trace end)",
-		fmt.Sprintf("%d fractional-GPU pods (gpu_milli < 1000) take 1 whole GPU each: whole-GPU allocation", fractional),
+		fmt.Sprintf("%d fractional-GPU pods (gpu_milli < 1000): 1 whole GPU each, a MIG slice with --mig", fractional),
 		hashedUsersNote("pod name", opt),
 		"qos -> priority: Guaranteed, LS high; Burstable normal; BE low",
 	)

@@ -22,6 +22,9 @@ type Cluster struct {
 	Slowdown float64
 	// More are further node groups, after these nodes in ID order.
 	More []NodeGroup
+	// MIG splits the cluster's first GPUs (in node order) into MIG
+	// devices (ParseMIG); nil: every GPU whole.
+	MIG []MIGGroup
 }
 
 // NodeGroup is Nodes identical nodes of GPUsPerNode GPUs of one Model, on
@@ -140,13 +143,17 @@ func (c Cluster) Models() []string {
 }
 
 // inventory lists the cluster as the scheduler sees it: nodes 1…NodeCount,
-// all up, and their GPUs, IDs 1…GPUs in node order, all healthy, undrained
-// and free of foreign processes, one NVLink group per node; and the
-// slowdown of each GPU, by ID (index 0 unused).
-func (c Cluster) inventory() ([]scheduler.Node, []scheduler.GPU, []float64) {
+// all up, and their devices, IDs 1… in node order, all healthy, undrained
+// and free of foreign processes, one NVLink group per node: each GPU whole,
+// or, for the first GPUs the MIG layout splits, its MIG devices (same node
+// and index, the group's profile). With them, by device ID (index 0
+// unused), the slowdown of each and its fraction of a GPU.
+func (c Cluster) inventory() ([]scheduler.Node, []scheduler.GPU, []float64, []float64) {
 	nodes := make([]scheduler.Node, 0, c.NodeCount())
 	gpus := make([]scheduler.GPU, 0, c.GPUs())
 	slow := make([]float64, 1, c.GPUs()+1)
+	frac := make([]float64, 1, c.GPUs()+1)
+	k := 0 // GPUs so far, in node order
 	for _, grp := range c.groups() {
 		f := grp.Slowdown
 		if f == 0 {
@@ -156,13 +163,19 @@ func (c Cluster) inventory() ([]scheduler.Node, []scheduler.GPU, []float64) {
 			id := int64(len(nodes) + 1)
 			nodes = append(nodes, scheduler.Node{ID: id, Name: fmt.Sprintf("sim-node-%d", id), Up: true})
 			for i := range grp.GPUsPerNode {
-				gpus = append(gpus, scheduler.GPU{
-					ID: int64(len(gpus) + 1), NodeID: id, Index: i, Model: grp.Model,
-					NVLinkGroup: 0, Healthy: true,
-				})
-				slow = append(slow, f)
+				g := scheduler.GPU{NodeID: id, Index: i, Model: grp.Model, NVLinkGroup: 0, Healthy: true}
+				devices, fraction := 1, 1.0
+				if m := c.migOf(k); m != nil {
+					g.Profile, devices, fraction = m.Profile, m.PerGPU, profileFraction(m.Profile)
+				}
+				for range devices {
+					g.ID = int64(len(gpus) + 1)
+					gpus = append(gpus, g)
+					slow, frac = append(slow, f), append(frac, fraction)
+				}
+				k++
 			}
 		}
 	}
-	return nodes, gpus, slow
+	return nodes, gpus, slow, frac
 }

@@ -47,7 +47,7 @@ func TestParseCluster(t *testing.T) {
 func TestClusterInventory(t *testing.T) {
 	t.Parallel()
 	c := Cluster{Nodes: 2, GPUsPerNode: 8, Model: "H100"}
-	nodes, gpus, slow := c.inventory()
+	nodes, gpus, slow, _ := c.inventory()
 	if c.GPUs() != 16 || len(nodes) != 2 || len(gpus) != 16 || len(slow) != 17 || c.String() != "2x8:H100" {
 		t.Fatalf("%d nodes, %d gpus, %d slowdowns, %s", len(nodes), len(gpus), len(slow), c)
 	}
@@ -71,7 +71,7 @@ func TestClusterInventoryTwoModels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes, gpus, slow := c.inventory()
+	nodes, gpus, slow, _ := c.inventory()
 	type row struct {
 		ID, Node int64
 		Index    int

@@ -33,10 +33,12 @@ func (s *simulator) schedJob(i int) scheduler.Job {
 		est = 0
 	}
 	sj := scheduler.Job{
-		ID: j.ID, UserID: j.User, Name: j.Name, GPUCount: j.GPUs, AllowMultiNode: j.MultiNode,
+		ID: j.ID, UserID: j.User, Name: j.Name, GPUCount: j.GPUs, GPUModel: j.Profile, AllowMultiNode: j.MultiNode,
 		Priority: j.Priority, Preemptible: true, SubmittedAt: at(j.Submit), EstimatedDuration: est,
 		Checkpoint: j.Checkpoint, AttainedGPUSeconds: r.attained, Learned: j.Learned,
 	}
+	sj.TimeLimit = j.TimeLimit
+	sj.WaitsFor = s.waitsFor(j)
 	if s.steer != nil {
 		sj.JobType = JobType(j)
 	}
@@ -55,6 +57,7 @@ func (s *simulator) start(i int, gpus []int64, t time.Duration) {
 	for _, g := range gpus {
 		r.slow = max(r.slow, s.slow[g])
 	}
+	r.slow *= s.w.sliceSlowdown(s.w.Jobs[i])
 	for _, g := range gpus {
 		s.owner[g] = i
 	}
@@ -68,7 +71,11 @@ func (s *simulator) start(i int, gpus []int64, t time.Duration) {
 	if r.done > 0 {
 		r.overhead = s.w.RestartOverhead
 	}
-	heap.Push(&s.ends, endEvent{at: t + slower(s.w.Jobs[i].Runtime-r.done, r.slow) + r.overhead, job: i, gen: r.gen})
+	end := t + slower(s.w.Jobs[i].Runtime-r.done, r.slow) + r.overhead
+	if limit := s.w.Jobs[i].TimeLimit; limit > 0 && end > t+limit {
+		end = t + limit // stopped at its limit
+	}
+	heap.Push(&s.ends, endEvent{at: end, job: i, gen: r.gen})
 	s.holds.consume(s.w.Jobs[i], t)
 }
 
@@ -80,8 +87,8 @@ func (s *simulator) release(i int, t time.Duration) float64 {
 		s.owner[g] = -1
 	}
 	j := s.w.Jobs[i]
-	s.usage.close(scheduler.Held{UserID: j.User, GPUs: len(r.gpus), Start: at(r.start), End: at(t)})
-	held := float64(len(r.gpus)) * (t - r.start).Seconds()
+	s.usage.close(scheduler.Held{UserID: j.User, GPUs: len(r.gpus), Fraction: s.fraction(r.gpus), Start: at(r.start), End: at(t)})
+	held := s.weight(r.gpus) * (t - r.start).Seconds()
 	s.res.BusyGPUSeconds += held
 	r.gpus = nil
 	s.running = slices.DeleteFunc(s.running, func(k int) bool { return k == i })
@@ -101,12 +108,17 @@ func (s *simulator) completeUntil(t time.Duration) {
 		}
 		s.res.Records[e.job].Model = model
 		s.release(e.job, e.at)
-		reload := float64(s.w.Jobs[e.job].GPUs) * s.runs[e.job].overhead.Seconds()
+		reload := s.w.Jobs[e.job].GPUWeight() * s.runs[e.job].overhead.Seconds()
 		s.res.LostGPUSeconds += reload
 		s.committed -= reload
 		s.runs[e.job].state = stateDone
 		rec := &s.res.Records[e.job]
 		rec.End, rec.Done = e.at, true
+		if j := s.w.Jobs[e.job]; j.TimeLimit > 0 && e.at-s.runs[e.job].start >= j.TimeLimit &&
+			slower(j.Runtime-s.runs[e.job].done, s.runs[e.job].slow)+s.runs[e.job].overhead > j.TimeLimit {
+			rec.TimedOut = true
+			s.res.TimedOut++
+		}
 	}
 }
 
@@ -116,7 +128,7 @@ func (s *simulator) completeUntil(t time.Duration) {
 // run. Either way the run counts as attained service.
 func (s *simulator) preempt(i int, t time.Duration) {
 	r := &s.runs[i]
-	run, g := t-r.start, float64(s.w.Jobs[i].GPUs)
+	run, g := t-r.start, s.w.Jobs[i].GPUWeight()
 	held := s.release(i, t)
 	r.attained += held
 	s.committed -= g * r.overhead.Seconds()
@@ -146,7 +158,7 @@ func (s *simulator) preempt(i int, t time.Duration) {
 // drop gives up on queued job i: it can never start.
 func (s *simulator) drop(i int) {
 	if r := s.runs[i]; r.done > 0 {
-		s.committed -= float64(s.w.Jobs[i].GPUs) * s.w.RestartOverhead.Seconds()
+		s.committed -= s.w.Jobs[i].GPUWeight() * s.w.RestartOverhead.Seconds()
 	}
 	s.runs[i].state = stateDropped
 	s.res.Records[i].Unschedulable = true
@@ -197,6 +209,25 @@ func (h *endHeap) Pop() any {
 	e := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return e
+}
+
+// weight is how many GPUs' worth gpus are: each device its fraction of a
+// GPU.
+func (s *simulator) weight(gpus []int64) float64 {
+	w := 0.0
+	for _, g := range gpus {
+		w += s.frac[g]
+	}
+	return w
+}
+
+// fraction is the mean fraction of a GPU of gpus (1 for whole GPUs), as
+// scheduler.Held counts it.
+func (s *simulator) fraction(gpus []int64) float64 {
+	if len(gpus) == 0 {
+		return 1
+	}
+	return s.weight(gpus) / float64(len(gpus))
 }
 
 // slower is d stretched f times (f = 1: d exactly).

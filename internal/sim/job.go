@@ -49,6 +49,30 @@ type Job struct {
 	// Learned is the runtime distribution the scoring model would have
 	// learned for the job's type by its arrival (LearnDistributions).
 	Learned scheduler.RuntimeDist
+	// After lists the jobs (by ID) that must complete before this one
+	// starts, as Slurm's afterok: a pipeline's earlier steps. A job whose
+	// dependency timed out or was dropped is dropped too.
+	After []int64
+	// TimeLimit is the job's limit: a run that would take longer is
+	// stopped there and the job ends timed out (0: none). The core plans
+	// on it when the job announces no estimate.
+	TimeLimit time.Duration
+	// Share is the fraction of one GPU the trace says the job used (an
+	// Alibaba pod's gpu_milli/1000 below 1); 0 for whole GPUs. Without MIG
+	// such a job takes one whole GPU.
+	Share float64
+	// Profile is the MIG profile of the one MIG device the job asks for,
+	// on a cluster with MIG (Prepare, see assignSlices); "" whole GPUs.
+	Profile string
+}
+
+// GPUWeight is how many GPUs' worth the job holds: its GPUs, a MIG device
+// counting as its fraction of a GPU (slices of seven).
+func (j Job) GPUWeight() float64 {
+	if j.Profile != "" {
+		return float64(j.GPUs) * profileFraction(j.Profile)
+	}
+	return float64(j.GPUs)
 }
 
 // Trace is a trace file read into jobs, with what was left out and how the

@@ -27,6 +27,7 @@ type Record struct {
 	End        time.Duration // completion
 	Preempted  int           // how many times it was stopped
 	Done       bool          // it completed
+	TimedOut   bool          // it was stopped at its time limit (Done too)
 	Model      string        // the GPU model of the run that completed
 	// Unschedulable: the core said no GPU can ever fit it, or it was still
 	// pending on an idle cluster after the last arrival; it was dropped.
@@ -39,6 +40,7 @@ type Result struct {
 	Preemptions    int
 	Unschedulable  int
 	Backfilled     int         // starts the core marked as backfilled
+	TimedOut       int         // jobs stopped at their time limit
 	BusyGPUSeconds float64     // GPU-seconds held, runs later preempted included
 	LostGPUSeconds float64     // GPU-seconds of runs lost to preemption
 	Passes         int         // scheduling passes run
@@ -95,6 +97,7 @@ type simulator struct {
 	nodes     []scheduler.Node
 	gpus      []scheduler.GPU
 	slow      []float64     // GPU id → how many times its trace runtime a job takes there
+	frac      []float64     // GPU id → its fraction of a GPU (1 whole; a MIG device its slices of seven)
 	owner     []int         // GPU id → index of the job holding it, -1 free
 	index     map[int64]int // job ID → index in w.Jobs
 	runs      []run         // by job index
@@ -138,7 +141,7 @@ type run struct {
 // newSimulator sets up an empty cluster before the first arrival.
 func newSimulator(w *Workload, cfg scheduler.Config) *simulator {
 	s := &simulator{w: w, cfg: cfg, index: map[int64]int{}, runs: make([]run, len(w.Jobs))}
-	s.nodes, s.gpus, s.slow = w.Cluster.inventory()
+	s.nodes, s.gpus, s.slow, s.frac = w.Cluster.inventory()
 	s.owner = make([]int, len(s.gpus)+1)
 	for i := range s.owner {
 		s.owner[i] = -1

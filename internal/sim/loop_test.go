@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 )
 
@@ -27,8 +29,8 @@ func TestRunThreeJobsFCFS(t *testing.T) {
 	}
 	want := threeJobsResult()
 	for i, rec := range r.Records {
-		if rec != want.Records[i] {
-			t.Errorf("record %d = %+v, want %+v", i, rec, want.Records[i])
+		if d := cmp.Diff(want.Records[i], rec); d != "" {
+			t.Errorf("record %d (-want +got):\n%s", i, d)
 		}
 	}
 	if r.BusyGPUSeconds != want.BusyGPUSeconds || r.Preemptions != 0 || r.Unschedulable != 0 {

@@ -72,6 +72,7 @@ func Summarize(policy string, r *Result, gpus int, offeredLoad float64) Metrics 
 	fairGPUs := float64(gpus) / float64(max(1, len(users)))
 	first, last := time.Duration(math.MaxInt64), time.Duration(0)
 	userSlow := map[int64][]float64{}
+	var jobWaits []JobWait
 	for _, rec := range r.Records {
 		first = min(first, rec.Job.Submit)
 		if !rec.Done {
@@ -79,6 +80,7 @@ func Summarize(policy string, r *Result, gpus int, offeredLoad float64) Metrics 
 		}
 		last = max(last, rec.End)
 		waits = append(waits, (rec.FirstStart - rec.Job.Submit).Seconds())
+		jobWaits = append(jobWaits, JobWait{rec.Job.ID, waits[len(waits)-1]})
 		c := (rec.End - rec.Job.Submit).Seconds()
 		jct += c
 		jcts = append(jcts, c)
@@ -121,7 +123,7 @@ func Summarize(policy string, r *Result, gpus int, offeredLoad float64) Metrics 
 	if len(rhos) > 0 {
 		m.MeanRho = mean(rhos)
 	}
-	d := &Detail{Waits: waits, JCTs: jcts, Slowdown: map[int64]float64{}}
+	d := &Detail{Waits: waits, JCTs: jcts, Slowdown: map[int64]float64{}, JobWaits: jobWaits}
 	for u, xs := range userSlow {
 		d.Slowdown[u] = mean(xs)
 	}

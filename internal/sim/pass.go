@@ -10,7 +10,8 @@ import (
 
 // pass runs the scheduling core once at t and applies its plan:
 // preemptions first (the job stops at once), then starts, then drops the
-// jobs the core says no GPU can ever satisfy. It reports whether anything
+// jobs the core says no GPU can ever satisfy, and those that wait for a
+// job that can no longer complete. It reports whether anything
 // was preempted, and fails when the plan contradicts the cluster's state
 // (a start on a busy GPU, of a job not pending, or of the wrong size).
 // It does not call the core when the queue is empty, nor, under a policy
@@ -56,7 +57,8 @@ func (s *simulator) pass(t time.Duration) (preempted bool, err error) {
 		}
 	}
 	for _, e := range plan.Pending {
-		if i, ok := s.index[e.JobID]; ok && e.Code == scheduler.ReasonNoMatchingGPU && s.runs[i].state == stateQueued {
+		if i, ok := s.index[e.JobID]; ok && s.runs[i].state == stateQueued &&
+			(e.Code == scheduler.ReasonNoMatchingGPU || e.Code == scheduler.ReasonDependency && s.neverMet(i)) {
 			s.drop(i)
 			gone[e.JobID] = true
 		}
@@ -76,11 +78,11 @@ func (s *simulator) snapshot(t time.Duration) scheduler.Snapshot {
 	held := map[int64][]scheduler.Held{}
 	heldGPUs := s.res.BusyGPUSeconds // released runs, plus the running ones so far
 	for _, i := range s.running {
-		heldGPUs += float64(len(s.runs[i].gpus)) * (t - s.runs[i].start).Seconds()
+		heldGPUs += s.weight(s.runs[i].gpus) * (t - s.runs[i].start).Seconds()
 		j := s.schedJob(i)
 		j.StartedAt, j.GPUs = at(s.runs[i].start), slices.Clone(s.runs[i].gpus)
 		running = append(running, j)
-		held[j.UserID] = append(held[j.UserID], scheduler.Held{UserID: j.UserID, GPUs: len(j.GPUs), Start: j.StartedAt})
+		held[j.UserID] = append(held[j.UserID], scheduler.Held{UserID: j.UserID, GPUs: len(j.GPUs), Fraction: s.fraction(j.GPUs), Start: j.StartedAt})
 	}
 	users := make(map[int64]scheduler.Principal, len(s.users))
 	for k, u := range s.users {
@@ -110,5 +112,6 @@ func (s *simulator) steering() []scheduler.SteerCost {
 // every pass would keep the garbage collector busy.
 func (s *simulator) pendingCopy() []scheduler.Job {
 	s.buf = append(s.buf[:0], s.pending...)
+	s.refreshWaits(s.buf)
 	return s.buf
 }

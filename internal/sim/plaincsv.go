@@ -12,18 +12,21 @@ import (
 )
 
 // ReadCSV reads our plain trace format: a header, then
-// id,user,submit_s,duration_s,gpus[,priority][,estimate_s] (columns found
-// by header name). user is any name; priority is 1–4 or low, normal, high,
-// critical (empty: normal); estimate_s is the runtime the user announces
-// (empty: the exact duration). Every bad value is an error naming its line
-// and column: nothing is skipped silently.
+// id,user,submit_s,duration_s,gpus[,priority][,estimate_s][,time_limit_s][,after]
+// (columns found by header name). user is any name; priority is 1–4 or
+// low, normal, high, critical (empty: normal); estimate_s is the runtime
+// the user announces (empty: the exact duration); time_limit_s the job's
+// limit (empty: none); after the ids of earlier rows that must complete
+// before it starts, separated by spaces or semicolons (a pipeline: Slurm's
+// afterok). Every bad value is an error naming its line and column:
+// nothing is skipped silently.
 func ReadCSV(r io.Reader, file string) (*Trace, error) {
 	t, err := openTable(r, file, "id", "user", "submit_s", "duration_s", "gpus")
 	if err != nil {
 		return nil, err
 	}
 	tr := &Trace{File: file, Format: FormatCSV, Users: []string{""}}
-	userIDs := map[string]int64{}
+	userIDs, jobIDs := map[string]int64{}, map[string]int64{}
 	for {
 		more, err := t.next()
 		if err != nil {
@@ -62,6 +65,21 @@ func ReadCSV(r io.Reader, file string) (*Trace, error) {
 			if j.Estimate, err = t.seconds("estimate_s", false); err != nil {
 				return nil, err
 			}
+		}
+		if t.str("time_limit_s") != "" {
+			if j.TimeLimit, err = t.seconds("time_limit_s", false); err != nil {
+				return nil, err
+			}
+		}
+		for _, name := range strings.FieldsFunc(t.str("after"), func(r rune) bool { return r == ';' || r == ' ' }) {
+			id, ok := jobIDs[name]
+			if !ok {
+				return nil, t.errAt("after", fmt.Errorf("%q is not the id of an earlier row", name))
+			}
+			j.After = append(j.After, id)
+		}
+		if _, dup := jobIDs[j.Name]; !dup {
+			jobIDs[j.Name] = j.ID
 		}
 		tr.Jobs = append(tr.Jobs, j)
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 )
 
@@ -42,8 +44,8 @@ func TestReadCSV(t *testing.T) {
 				t.Fatalf("got %d jobs, want %d", len(tr.Jobs), len(tc.want))
 			}
 			for i := range tc.want {
-				if tr.Jobs[i] != tc.want[i] {
-					t.Errorf("job %d = %+v, want %+v", i, tr.Jobs[i], tc.want[i])
+				if d := cmp.Diff(tc.want[i], tr.Jobs[i]); d != "" {
+					t.Errorf("job %d (-want +got):\n%s", i, d)
 				}
 			}
 			if tr.Users[1] != "ana" {

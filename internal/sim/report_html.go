@@ -28,6 +28,13 @@ type Detail struct {
 	Slowdown    map[int64]float64 // user → mean bounded slowdown
 	UtilT       []float64         // days since the first arrival
 	Util        []float64         // share of GPUs held by the runs that completed
+	JobWaits    []JobWait         // each completed job's wait, in record order
+}
+
+// JobWait is one completed job's wait (first start − arrival), seconds.
+type JobWait struct {
+	Job  int64
+	Wait float64
 }
 
 // cdfPoints reduces sorted values to at most n (value, share ≤ value) points.
@@ -55,13 +62,13 @@ func utilization(r *Result, gpus int, points int) ([]float64, []float64) {
 	ts, us := make([]float64, points), make([]float64, points)
 	for k := range points {
 		t := time.Duration(float64(last) * float64(k) / float64(points-1))
-		busy := 0
+		busy := 0.0
 		for _, rec := range r.Records {
 			if rec.Done && rec.Start <= t && t < rec.End {
-				busy += rec.Job.GPUs
+				busy += rec.Job.GPUWeight()
 			}
 		}
-		ts[k], us[k] = t.Hours()/24, math.Min(1, float64(busy)/float64(gpus))
+		ts[k], us[k] = t.Hours()/24, math.Min(1, busy/float64(gpus))
 	}
 	return ts, us
 }

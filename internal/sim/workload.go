@@ -38,6 +38,10 @@ type PrepareOptions struct {
 	// scoring model's defaults).
 	NoSteering bool
 	Scoring    scoring.Config
+	// MIGStretch: on a cluster with MIG, a job on a slice smaller than
+	// the share of a GPU it used runs Share/fraction times its runtime
+	// (compute-bound); otherwise its runtime is unchanged (it fits).
+	MIGStretch bool
 }
 
 // DefaultRestartOverhead is a resumed job's reload time unless told.
@@ -75,12 +79,17 @@ type Workload struct {
 	RestartOverhead time.Duration
 	// Checkpointable is the share of jobs drawn to checkpoint.
 	Checkpointable float64
+	// SliceJobs counts the jobs that ask for a MIG slice (assignSlices);
+	// MIGStretch is PrepareOptions.MIGStretch.
+	SliceJobs  int
+	MIGStretch bool
 }
 
 // Prepare turns jobs (not modified) into the workload for c: it sorts them
 // by arrival, skips jobs larger than the cluster, lets jobs larger than a
 // node span nodes, keeps the first Limit, moves the first arrival to 0,
-// draws estimate noise, and scales arrivals to the target load.
+// draws estimate noise, scales arrivals to the target load, and, on a
+// cluster with MIG, makes fractional jobs ask for slices (assignSlices).
 func Prepare(jobs []Job, c Cluster, opt PrepareOptions) (*Workload, error) {
 	if opt.Limit < 0 || opt.Load < 0 || opt.EstimateNoise < 0 || opt.RestartOverhead < 0 {
 		return nil, errors.New("limit, load, estimate noise and restart overhead must not be negative")
@@ -89,7 +98,7 @@ func Prepare(jobs []Job, c Cluster, opt PrepareOptions) (*Workload, error) {
 		return nil, errors.New("the checkpointable share must be between 0 and 1")
 	}
 	w := &Workload{Cluster: c, Scale: 1, RestartOverhead: opt.RestartOverhead, Checkpointable: opt.Checkpointable,
-		Steer: len(c.Models()) > 1 && !opt.NoSteering, Scoring: opt.Scoring}
+		Steer: len(c.Models()) > 1 && !opt.NoSteering, Scoring: opt.Scoring, MIGStretch: opt.MIGStretch}
 	if w.Scoring == (scoring.Config{}) {
 		w.Scoring = scoring.DefaultConfig()
 	}
@@ -143,5 +152,8 @@ func Prepare(jobs []Job, c Cluster, opt PrepareOptions) (*Workload, error) {
 		w.Scale = f
 	}
 	w.OfferedLoad, _ = OfferedLoad(w.Jobs, c.GPUs())
+	// After the load: a slice job offers the whole GPU it would take
+	// without MIG, so that a replay without the layout sees the same arrivals.
+	w.SliceJobs = assignSlices(w.Jobs, c)
 	return w, nil
 }

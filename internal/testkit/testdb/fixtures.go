@@ -54,6 +54,38 @@ func Node(t testing.TB, db *models.DB, gpus int) (*models.Node, []int64) {
 	return node, ids
 }
 
+// MIGNode creates a registered, up node of gpus H100s in MIG mode, each
+// split into perGPU MIG devices of profile 1g.10gb (one compute slice of
+// seven), and returns it with the devices' ids by GPU, then placement.
+func MIGNode(t testing.TB, db *models.DB, gpus, perGPU int) (*models.Node, []int64) {
+	t.Helper()
+	ctx := context.Background()
+	n := seq.Add(1)
+	node, err := models.EnsureNode(ctx, db.Bun, fmt.Sprintf("mig-node-%d", n))
+	if err != nil {
+		t.Fatalf("fixture MIG node: %v", err)
+	}
+	var inv []models.GPUInventory
+	for i := range gpus {
+		parent := fmt.Sprintf("GPU-%d-%d", n, i)
+		for k := range perGPU {
+			inv = append(inv, models.GPUInventory{Index: i, UUID: fmt.Sprintf("MIG-%d-%d-%d", n, i, k), Model: "NVIDIA H100 80GB HBM3",
+				MemoryMiB: 9984, Kind: models.GPUMIG, ParentUUID: &parent, Profile: "1g.10gb", Slices: 1, ParentSlices: 7})
+		}
+	}
+	if err := models.RegisterNode(ctx, db.Bun, node.ID, node.Name+".local", "test", inv, Now); err != nil {
+		t.Fatalf("fixture MIG node: register: %v", err)
+	}
+	var ids []int64
+	if err := db.Bun.NewSelect().Model((*models.GPU)(nil)).Column("id").Where("node_id = ?", node.ID).OrderExpr("idx, uuid").Scan(ctx, &ids); err != nil {
+		t.Fatalf("fixture MIG node: device ids: %v", err)
+	}
+	if node, err = models.GetNode(ctx, db.Bun, node.ID); err != nil {
+		t.Fatalf("fixture MIG node: %v", err)
+	}
+	return node, ids
+}
+
 // Job submits a queued job of owner's asking for gpus GPUs.
 func Job(t testing.TB, db *models.DB, owner *models.User, gpus int) *models.Job {
 	t.Helper()

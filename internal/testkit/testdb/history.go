@@ -43,7 +43,7 @@ VALUES (?, ?, ?, ?, ?, ?)`, job.ID, g, job.OwnerID, r.Start, end, r.Reason).Exec
 			}
 			started, ended = &r.Start, end
 		}
-		if state != models.JobCompleted && state != models.JobFailed && state != models.JobCanceled {
+		if !models.IsTerminal(state) {
 			ended = nil
 		}
 		if state == models.JobQueued {

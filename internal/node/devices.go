@@ -1,0 +1,109 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
+	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
+)
+
+// errDevicesChanged ends a session when the host's schedulable devices are
+// no longer those registered (a MIG layout was applied, or undone): the
+// agent registers again with what it has now.
+var errDevicesChanged = errors.New("node: the GPUs' MIG layout changed; registering again")
+
+// offered is what the agent registered: the devices jobs can be given, by
+// UUID, and the GPUs in MIG mode whose MIG devices they are.
+type offered struct {
+	devices map[string]bool
+	parents map[string]bool
+}
+
+// schedulable lists what the agent offers: with a provider that knows MIG,
+// each GPU outside MIG mode whole and the MIG devices of the others (never
+// such a GPU whole); otherwise every GPU.
+func (a *Agent) schedulable(ctx context.Context) ([]gpu.Device, error) {
+	if m, ok := a.GPUs.(gpu.MIGManager); ok {
+		devs, err := m.Schedulable(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("node: list schedulable GPUs: %w", err)
+		}
+		return devs, nil
+	}
+	devs, err := a.GPUs.Devices(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("node: list GPUs: %w", err)
+	}
+	return devs, nil
+}
+
+// registration turns devices into the registration's GPUs, and remembers
+// what they are for the heartbeats.
+func registration(devs []gpu.Device) ([]api.NodeGPU, offered) {
+	out := make([]api.NodeGPU, len(devs))
+	off := offered{devices: map[string]bool{}, parents: map[string]bool{}}
+	for i, d := range devs {
+		out[i] = api.NodeGPU{Index: d.Index, UUID: d.UUID, Model: d.Model, MemoryMiB: d.MemoryMiB, NVLinkGroup: d.NVLinkGroup,
+			Kind: api.KindWhole}
+		if d.MIG != nil {
+			out[i].Kind = api.KindMIG
+			out[i].MIG = &api.NodeMIG{ParentUUID: d.MIG.ParentUUID, Profile: d.MIG.Profile, Slices: d.MIG.Slices,
+				ParentSlices: d.MIG.ParentSlices}
+			off.parents[d.MIG.ParentUUID] = true
+		}
+		off.devices[d.UUID] = true
+	}
+	return out, off
+}
+
+// samples reads the telemetry of what was registered: whole GPUs from the
+// provider's Sample, MIG devices from its SampleMIG. A device that was not
+// registered (a GPU that left MIG mode, a MIG device made since) means the
+// layout changed: errDevicesChanged.
+func (a *Agent) samples(ctx context.Context, off offered) ([]gpu.Sample, error) {
+	whole, err := a.GPUs.Sample(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("node: sample GPUs: %w", err)
+	}
+	out := make([]gpu.Sample, 0, len(whole))
+	for _, s := range whole {
+		switch {
+		case off.devices[s.UUID]:
+			out = append(out, s)
+		case !off.parents[s.UUID]:
+			return nil, errDevicesChanged
+		}
+	}
+	m, ok := a.GPUs.(gpu.MIGManager)
+	if !ok {
+		return out, nil
+	}
+	migs, err := m.SampleMIG(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("node: sample MIG devices: %w", err)
+	}
+	for _, s := range migs {
+		if !off.devices[s.UUID] {
+			return nil, errDevicesChanged
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// heartbeatGPUs turns samples into a heartbeat's GPUs.
+func heartbeatGPUs(samples []gpu.Sample) []api.GPUSample {
+	out := make([]api.GPUSample, len(samples))
+	for i, s := range samples {
+		procs := make([]api.GPUProcess, len(s.Processes))
+		for j, p := range s.Processes {
+			procs[j] = api.GPUProcess{PID: p.PID, User: p.User, Name: p.Name, MemoryMiB: p.MemoryMiB}
+		}
+		out[i] = api.GPUSample{UUID: s.UUID, UtilizationPct: s.UtilizationPct, MemoryUsedMiB: s.MemoryUsedMiB,
+			TemperatureC: s.TemperatureC, PowerW: s.PowerW, PowerLimitW: s.PowerLimitW, Health: s.Health,
+			HealthReason: s.HealthReason, Processes: procs}
+	}
+	return out
+}
