@@ -90,4 +90,3 @@ func SendTest(ctx context.Context, tx *Tx, ch *NotificationChannel, now time.Tim
 	}
 	return id, EnqueueDeliveries(ctx, tx, []int64{id})
 }
-

@@ -11,8 +11,8 @@ type AdminImport struct {
 	Rows        []ImportPreviewRow
 	Summary     string
 	Warning     string // about the rows with a warning, when there are some
-	CanConfirm  bool // the preview found rows to write, and they may be written
-	Confirmed   bool // this is the outcome of a confirmed import
+	CanConfirm  bool   // the preview found rows to write, and they may be written
+	Confirmed   bool   // this is the outcome of a confirmed import
 	Error       string
 	Done        string
 }
