@@ -48,20 +48,12 @@ func (h *Handlers) createBooking(ctx context.Context, tx *models.Tx, u *models.U
 	if err != nil {
 		return nil, err
 	}
-	given, err := gpuIDsOf(ctx, tx, r.GPUIDs)
-	if err != nil {
-		return nil, err
-	}
-	b, ids, err := bookingFrom(u, r, given, lim, now)
+	b, ids, err := bookingFrom(u, r, lim, now)
 	if err != nil {
 		return nil, err
 	}
 	if err := models.CreateBooking(ctx, tx, b, ids, lim.MaxLive, now); err != nil {
 		return nil, bookingError(err, userZone(u))
 	}
-	row := &models.BookingRow{Booking: *b, OwnerEmail: u.Email, GPUIDs: ids}
-	if err := nameGPUs(ctx, tx, row); err != nil {
-		return nil, err
-	}
-	return row, nil
+	return &models.BookingRow{Booking: *b, OwnerEmail: u.Email, GPUIDs: ids}, nil
 }

@@ -68,8 +68,7 @@ func (h *Handlers) readEditForm(c echo.Context, id int64) (*api.BookingPatch, *v
 		ids = append(ids, id)
 	}
 	f.GPUIDs = ids
-	refs := api.RefsOfIDs(ids)
-	p.GPUIDs = &refs
+	p.GPUIDs = &ids
 	if s := strings.TrimSpace(c.FormValue("gpu_count")); s != "" && len(ids) == 0 {
 		n, err := strconv.Atoi(s)
 		if err != nil {
