@@ -22,7 +22,9 @@ func realProcess(n *NVML, e proofEnv) (string, error) {
 		return "", fmt.Errorf("the CUDA program (pid %d) is gone: %w", pid, err)
 	}
 	var seen []string
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+	poll := time.NewTicker(500 * time.Millisecond) // NVML's process list catches up with the program
+	defer poll.Stop()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); <-poll.C {
 		whole, err := n.Sample(context.Background())
 		if err != nil {
 			return "", err
