@@ -48,12 +48,20 @@ func (h *Handlers) createBooking(ctx context.Context, tx *models.Tx, u *models.U
 	if err != nil {
 		return nil, err
 	}
-	b, ids, err := bookingFrom(u, r, lim, now)
+	given, err := gpuIDsOf(ctx, tx, r.GPUIDs)
+	if err != nil {
+		return nil, err
+	}
+	b, ids, err := bookingFrom(u, r, given, lim, now)
 	if err != nil {
 		return nil, err
 	}
 	if err := models.CreateBooking(ctx, tx, b, ids, lim.MaxLive, now); err != nil {
 		return nil, bookingError(err, userZone(u))
 	}
-	return &models.BookingRow{Booking: *b, OwnerEmail: u.Email, GPUIDs: ids}, nil
+	row := &models.BookingRow{Booking: *b, OwnerEmail: u.Email, GPUIDs: ids}
+	if err := nameGPUs(ctx, tx, row); err != nil {
+		return nil, err
+	}
+	return row, nil
 }

@@ -44,8 +44,16 @@ func (h *Handlers) editBooking(ctx context.Context, u *models.User, id int64, p 
 		if err != nil {
 			return err
 		}
+		var given *[]int64
+		if p.GPUIDs != nil {
+			ids, err := gpuIDsOf(ctx, tx, *p.GPUIDs)
+			if err != nil {
+				return err
+			}
+			given = &ids
+		}
 		_, err = models.EditBooking(ctx, tx, id, u.ID, u.IsAdmin(), func(cur *models.BookingRow) (models.BookingChange, error) {
-			return bookingChange(cur, p, lim, now, userZone(u))
+			return bookingChange(cur, p, given, lim, now, userZone(u))
 		}, now)
 		return err
 	})
@@ -59,13 +67,13 @@ func (h *Handlers) editBooking(ctx context.Context, u *models.User, id int64, p 
 	return row, nil
 }
 
-// bookingChange merges p into cur and checks the result with the rules of
-// creation; a start already past may stay as it is. Refusals name times in
-// loc.
-func bookingChange(cur *models.BookingRow, p *api.BookingPatch, lim BookingLimits, now time.Time, loc *time.Location) (models.BookingChange, error) {
+// bookingChange merges p, whose named GPUs have the ids given (nil: p
+// names none), into cur and checks the result with the rules of creation;
+// a start already past may stay as it is. Refusals name times in loc.
+func bookingChange(cur *models.BookingRow, p *api.BookingPatch, given *[]int64, lim BookingLimits, now time.Time, loc *time.Location) (models.BookingChange, error) {
 	lim = lim.WithDefaults()
 	ch := models.BookingChange{StartsAt: cur.StartsAt.UTC(), EndsAt: cur.EndsAt.UTC(), GPUCount: cur.GPUCount, GPUIDs: cur.GPUIDs, Note: cur.Note}
-	if p.StartsAt == nil && p.EndsAt == nil && p.GPUCount == nil && p.GPUIDs == nil && p.Note == nil {
+	if p.StartsAt == nil && p.EndsAt == nil && p.GPUCount == nil && given == nil && p.Note == nil {
 		return ch, invalid("body", "give at least one of starts_at, ends_at, gpu_count, gpu_ids, note")
 	}
 	// A time given to the minute of the current one (a form shows minutes)
@@ -82,10 +90,10 @@ func bookingChange(cur *models.BookingRow, p *api.BookingPatch, lim BookingLimit
 			return ch, invalid("note", "is at most 500 characters")
 		}
 	}
-	if p.GPUIDs != nil {
-		ids := slices.Compact(slices.Sorted(slices.Values(*p.GPUIDs)))
+	if given != nil {
+		ids := slices.Compact(slices.Sorted(slices.Values(*given)))
 		switch {
-		case len(ids) != len(*p.GPUIDs):
+		case len(ids) != len(*given):
 			return ch, invalid("gpu_ids", "names a GPU twice")
 		case len(ids) > 0 && ids[0] < 1:
 			return ch, invalid("gpu_ids", "GPU ids are positive numbers")
@@ -97,16 +105,16 @@ func bookingChange(cur *models.BookingRow, p *api.BookingPatch, lim BookingLimit
 			ch.GPUCount = len(ids)
 		}
 	}
-	if p.GPUCount != nil && (p.GPUIDs == nil || len(*p.GPUIDs) == 0) {
+	if p.GPUCount != nil && (given == nil || len(*given) == 0) {
 		if *p.GPUCount < 1 {
 			return ch, invalid("gpu_count", "must be at least 1")
 		}
-		if p.GPUIDs == nil && len(cur.GPUIDs) > 0 && *p.GPUCount != len(cur.GPUIDs) {
+		if given == nil && len(cur.GPUIDs) > 0 && *p.GPUCount != len(cur.GPUIDs) {
 			return ch, invalid("gpu_count", "this booking names %d GPUs: change gpu_ids, or send \"gpu_ids\": [] to book a count", len(cur.GPUIDs))
 		}
 		ch.GPUCount = *p.GPUCount
 	}
-	if p.GPUIDs != nil && len(*p.GPUIDs) == 0 {
+	if given != nil && len(*given) == 0 {
 		ch.GPUIDs = nil
 	}
 	switch {

@@ -68,7 +68,8 @@ func (h *Handlers) readEditForm(c echo.Context, id int64) (*api.BookingPatch, *v
 		ids = append(ids, id)
 	}
 	f.GPUIDs = ids
-	p.GPUIDs = &ids
+	refs := api.RefsOfIDs(ids)
+	p.GPUIDs = &refs
 	if s := strings.TrimSpace(c.FormValue("gpu_count")); s != "" && len(ids) == 0 {
 		n, err := strconv.Atoi(s)
 		if err != nil {

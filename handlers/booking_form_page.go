@@ -97,7 +97,7 @@ func readBookingForm(c echo.Context, f *views.BookingForm, loc *time.Location) (
 		f.GPUCount = n
 	}
 	if len(f.GPUIDs) > 0 {
-		r.GPUIDs = f.GPUIDs
+		r.GPUIDs = api.RefsOfIDs(f.GPUIDs)
 		r.GPUModel = ""
 	} else {
 		r.GPUCount = f.GPUCount

@@ -15,7 +15,7 @@ import (
 
 func bookingJSON(b *models.BookingRow, now time.Time) api.Booking {
 	return api.Booking{ID: b.ID, Kind: b.Kind, User: b.OwnerEmail, GPUCount: b.GPUCount, GPUModel: b.GPUModel,
-		GPUIDs: b.GPUIDs, StartsAt: b.StartsAt.UTC(), EndsAt: b.EndsAt.UTC(), Note: b.Note, State: b.State(now), CreatedAt: b.CreatedAt.UTC(),
+		GPUIDs: b.GPUIDs, GPUNames: b.GPUNames, StartsAt: b.StartsAt.UTC(), EndsAt: b.EndsAt.UTC(), Note: b.Note, State: b.State(now), CreatedAt: b.CreatedAt.UTC(),
 		SeriesID: b.SeriesID, Sequence: b.Sequence, UpdatedAt: b.UpdatedAt.UTC()}
 }
 
@@ -28,18 +28,19 @@ func unprocessable(code, format string, args ...any) error {
 // filled in slowly); it then starts now.
 const bookingStartSlack = 5 * time.Minute
 
-// bookingFrom validates r against the limits at now and returns the booking
-// to create and its named GPUs (sorted, without duplicates). Refusals name
-// times in u's zone.
-func bookingFrom(u *models.User, r *api.BookingRequest, lim BookingLimits, now time.Time) (*models.Booking, []int64, error) {
+// bookingFrom validates r, whose named GPUs have the ids given (see
+// gpuIDsOf), against the limits at now and returns the booking to create
+// and its named GPUs (sorted, without duplicates). Refusals name times in
+// u's zone.
+func bookingFrom(u *models.User, r *api.BookingRequest, given []int64, lim BookingLimits, now time.Time) (*models.Booking, []int64, error) {
 	lim = lim.WithDefaults()
 	model, note := strings.TrimSpace(r.GPUModel), strings.TrimSpace(r.Note)
-	ids := slices.Compact(slices.Sorted(slices.Values(r.GPUIDs)))
+	ids := slices.Compact(slices.Sorted(slices.Values(given)))
 	n := r.GPUCount
 	switch {
 	case r.StartsAt.IsZero() || r.EndsAt.IsZero():
 		return nil, nil, invalid("starts_at", "starts_at and ends_at are required (RFC 3339 times, e.g. 2026-11-23T09:00:00Z)")
-	case len(ids) != len(r.GPUIDs):
+	case len(ids) != len(given):
 		return nil, nil, invalid("gpu_ids", "names a GPU twice")
 	case len(ids) > 0 && ids[0] < 1:
 		return nil, nil, invalid("gpu_ids", "GPU ids are positive numbers")

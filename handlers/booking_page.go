@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
@@ -60,7 +60,7 @@ func (h *Handlers) bookingDetail(c echo.Context, id int64) (views.BookingDetail,
 	d.Form = views.DetailForm{StartsAt: b.StartsAt.In(loc).Format(formTime), EndsAt: b.EndsAt.In(loc).Format(formTime),
 		GPUCount: b.GPUCount, GPUIDs: b.GPUIDs, Note: b.Note}
 	for _, g := range gpus {
-		d.Form.GPUs = append(d.Form.GPUs, views.DetailGPU{ID: g.ID, Label: fmt.Sprintf("%s #%d %s", g.NodeName, g.Index, g.Model)})
+		d.Form.GPUs = append(d.Form.GPUs, views.DetailGPU{ID: g.ID, Label: api.GPUName(g.NodeName, g.Index) + " " + g.Model})
 	}
 	if b.SeriesID != nil {
 		d.SeriesID = *b.SeriesID
@@ -77,19 +77,10 @@ func (h *Handlers) bookingDetail(c echo.Context, id int64) (views.BookingDetail,
 }
 
 // bookingGPUsText says what a booking claims: "2 × H100", "2 × any GPU" or
-// the named GPUs "sim-1 #0, sim-1 #1".
+// the named GPUs "sim-1:0,1" (node:index).
 func bookingGPUsText(b *models.BookingRow, gpus []models.BookableGPU) string {
 	if len(b.GPUIDs) > 0 {
-		byID := gpuIndex(gpus)
-		var names []string
-		for _, id := range b.GPUIDs {
-			if g, ok := byID[id]; ok {
-				names = append(names, fmt.Sprintf("%s #%d", g.NodeName, g.Index))
-			} else {
-				names = append(names, fmt.Sprintf("GPU %d", id))
-			}
-		}
-		return strings.Join(names, ", ")
+		return gpuNames(b.GPUIDs, gpuIndex(gpus)).String()
 	}
 	if b.GPUModel == "" {
 		return fmt.Sprintf("%d × any GPU", b.GPUCount)

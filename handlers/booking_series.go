@@ -98,12 +98,16 @@ func (h *Handlers) createSeries(ctx context.Context, tx *models.Tx, u *models.Us
 	if err != nil {
 		return 0, nil, err
 	}
+	given, err := gpuIDsOf(ctx, tx, r.GPUIDs)
+	if err != nil {
+		return 0, nil, err
+	}
 	var bs []*models.Booking
 	var ids []int64
 	rows := make([]models.BookingRow, 0, len(windows))
 	for i, w := range windows {
-		req := api.BookingRequest{GPUCount: r.GPUCount, GPUModel: r.GPUModel, GPUIDs: r.GPUIDs, Note: r.Note, StartsAt: w[0], EndsAt: w[1]}
-		b, gids, err := bookingFrom(u, &req, lim, now)
+		req := api.BookingRequest{GPUCount: r.GPUCount, GPUModel: r.GPUModel, Note: r.Note, StartsAt: w[0], EndsAt: w[1]}
+		b, gids, err := bookingFrom(u, &req, given, lim, now)
 		if err != nil {
 			var apiErr *APIError
 			if errors.As(err, &apiErr) {
@@ -123,8 +127,13 @@ func (h *Handlers) createSeries(ctx context.Context, tx *models.Tx, u *models.Us
 	if err != nil {
 		return 0, nil, bookingError(err, userZone(u))
 	}
+	named := make([]*models.BookingRow, len(rows))
 	for i, b := range bs {
 		rows[i].Booking = *b
+		named[i] = &rows[i]
+	}
+	if err := nameGPUs(ctx, tx, named...); err != nil {
+		return 0, nil, err
 	}
 	return id, rows, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/calgrid"
 	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/models"
@@ -213,16 +214,11 @@ func jobItem(u *models.User, j *models.RunningJobWindow, now time.Time) calgrid.
 	return it
 }
 
-// bookingWhat is what a booking asks for: "2 × H100", "any 1 GPU", "sim-1 #0, sim-1 #1".
+// bookingWhat is what a booking asks for: "2 × H100", "any 1 GPU", "sim-1:0,1".
 func bookingWhat(b *models.BookingRow, byID map[int64]models.BookableGPU) string {
 	switch {
 	case len(b.GPUIDs) > 0:
-		var names []string
-		for _, id := range b.GPUIDs {
-			g := byID[id]
-			names = append(names, fmt.Sprintf("%s #%d", g.NodeName, g.Index))
-		}
-		return strings.Join(names, ", ")
+		return gpuNames(b.GPUIDs, byID).String()
 	case b.GPUModel != "":
 		return fmt.Sprintf("%d × %s", b.GPUCount, b.GPUModel)
 	}
@@ -239,7 +235,7 @@ func bookingForm(gpus []models.BookableGPU, p calParams, now time.Time, loc *tim
 		if !slices.Contains(f.Models, g.Model) {
 			f.Models = append(f.Models, g.Model)
 		}
-		f.GPUs = append(f.GPUs, views.BookingGPU{ID: g.ID, Label: fmt.Sprintf("%s #%d %s", g.NodeName, g.Index, g.Model)})
+		f.GPUs = append(f.GPUs, views.BookingGPU{ID: g.ID, Label: api.GPUName(g.NodeName, g.Index) + " " + g.Model})
 	}
 	slices.Sort(f.Models)
 	return f

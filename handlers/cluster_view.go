@@ -74,7 +74,7 @@ func clusterView(nodes []models.NodeStatus, res models.Reservations, now time.Ti
 			g := &n.GPUs[j]
 			state := gpuState(&n.Node, g)
 			vg := views.GPU{
-				Index: g.Index, UUID: g.UUID, Model: g.Model,
+				Node: n.Name, Index: g.Index, UUID: g.UUID, Model: g.Model,
 				MemoryUsedMiB: g.MemoryUsedMiB, MemoryTotalMiB: g.MemoryMiB,
 				UtilizationPct: g.UtilizationPct, TemperatureC: g.TemperatureC, PowerW: g.PowerW,
 				Health: g.Health, State: state, Holder: holderOf(g),

@@ -76,12 +76,22 @@ func (h *Handlers) queueView(c echo.Context) (views.Queue, error) {
 		return views.Queue{}, err
 	}
 	q.Form.CSRF = q.CSRF
+	var holding []int64
+	for i := range jobs {
+		if jobs[i].State != models.JobQueued {
+			holding = append(holding, jobs[i].ID)
+		}
+	}
+	gpus, err := models.LiveJobGPUs(ctx, h.DB.Bun, holding)
+	if err != nil {
+		return views.Queue{}, err
+	}
 	loc := viewerZone(c)
 	for i := range jobs {
 		j := &jobs[i]
 		row := views.QueueJob{ID: j.ID, Name: j.Name, User: emails[j.OwnerID], State: j.State, GPUs: j.GPUCount,
 			Priority: priorityName(j.Priority), Executor: j.Executor, Code: j.PendingCode, Reason: localtime.InstantsNear(j.PendingReason, q.UpdatedAt, loc),
-			Submitted: j.SubmittedAt, CanCancel: j.OwnerID == u.ID || u.IsAdmin()}
+			Submitted: j.SubmittedAt, CanCancel: j.OwnerID == u.ID || u.IsAdmin(), GPUNames: gpus[j.ID].String()}
 		if j.QueuePosition != nil {
 			row.Position = *j.QueuePosition
 		}
@@ -98,7 +108,7 @@ func (h *Handlers) queueView(c echo.Context) (views.Queue, error) {
 			if row.Array, err = h.arrayRow(ctx, arrays[*j.ArrayJobID]); err != nil {
 				return views.Queue{}, err
 			}
-			row.ID = *j.ArrayJobID
+			row.ID, row.GPUNames = *j.ArrayJobID, "" // its tasks hold GPUs each
 		}
 		if j.State == models.JobQueued {
 			q.Pending = append(q.Pending, row)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 )
 
 // ErrBookingClash is returned when a booking's GPUs are already claimed by
@@ -64,8 +66,8 @@ func CreateBooking(ctx context.Context, tx bun.IDB, b *Booking, gpuIDs []int64, 
 	return Signal(ctx, tx, ChannelBookings, fmt.Sprintf("booking:%d", b.ID))
 }
 
-// describeGPUs says which GPUs a booking claims: "GPU 3 (sim-1 #2), GPU 4
-// (sim-1 #3)" for named GPUs, else "2 H100 GPUs".
+// describeGPUs says which GPUs a booking claims: "sim-1:2, sim-1:3" for
+// named GPUs (node:index, as pages name them), else "2 H100 GPUs".
 func describeGPUs(b *BookingRow, gpus []BookableGPU) string {
 	if len(b.GPUIDs) == 0 {
 		return fmt.Sprintf("%d %s", b.GPUCount, gpuWord(b.GPUCount, b.GPUModel))
@@ -75,7 +77,7 @@ func describeGPUs(b *BookingRow, gpus []BookableGPU) string {
 		name := fmt.Sprintf("GPU %d", id)
 		for i := range gpus {
 			if gpus[i].ID == id {
-				name = fmt.Sprintf("GPU %d (%s #%d)", id, gpus[i].NodeName, gpus[i].Index)
+				name = api.GPUName(gpus[i].NodeName, gpus[i].Index)
 			}
 		}
 		names = append(names, name)

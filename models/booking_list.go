@@ -23,6 +23,8 @@ type BookingRow struct {
 	Booking
 	OwnerEmail string  `bun:"owner_email"`
 	GPUIDs     []int64 `bun:"gpu_ids,array"`
+	// GPUNames name GPUIDs as node:index ("sim-node-1:4"), in their order.
+	GPUNames []string `bun:"gpu_names,array"`
 }
 
 // State is the booking's state at now. A hold that was consumed or expired
@@ -51,6 +53,8 @@ func liveBookings(q *bun.SelectQuery) *bun.SelectQuery {
 func bookingRows(db bun.IDB) *bun.SelectQuery {
 	return db.NewSelect().Model((*Booking)(nil)).ColumnExpr("booking.*").ColumnExpr("u.email AS owner_email").
 		ColumnExpr("ARRAY(SELECT bg.gpu_id FROM booking_gpus bg WHERE bg.booking_id = booking.id ORDER BY bg.gpu_id) AS gpu_ids").
+		ColumnExpr(`ARRAY(SELECT n.name || ':' || g.idx || CASE WHEN g.profile <> '' THEN '/' || g.profile ELSE '' END FROM booking_gpus bg JOIN gpus g ON g.id = bg.gpu_id JOIN nodes n ON n.id = g.node_id
+WHERE bg.booking_id = booking.id ORDER BY bg.gpu_id) AS gpu_names`).
 		Join("JOIN users AS u ON u.id = booking.user_id")
 }
 

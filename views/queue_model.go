@@ -60,7 +60,8 @@ type QueueJob struct {
 	Submitted   time.Time
 	Started     time.Time
 	ExpectedEnd time.Time
-	CanCancel   bool // the viewer owns it or is an admin
+	CanCancel   bool   // the viewer owns it or is an admin
+	GPUNames    string // running: its GPUs as node:index ("sim-node-1:4,5")
 	// Array, when set, makes the row stand for an array's tasks (ID is
 	// the array's id: cancel cancels them all).
 	Array *QueueArray

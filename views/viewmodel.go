@@ -141,6 +141,7 @@ type Node struct {
 
 // GPU is one device as the cluster page shows it.
 type GPU struct {
+	Node           string // its node's name: the GPU is Node:Index
 	Index          int
 	UUID           string
 	Model          string

@@ -83,8 +83,10 @@ func TestAPISpeaksSnakeCase(t *testing.T) {
 		{"/api/v1/orchestrator/policies", member},
 		{"/api/v1/orchestrator/policies/presets", member},
 		{"/api/v1/usage?range=day", member},
+		{"/api/v1/history", member},
+		{"/api/v1/accounting?by=team", admin},
 	}
-	free := map[string]bool{"env": true, "node_selector": true, "presets": true}
+	free := map[string]bool{"env": true, "node_selector": true, "presets": true, "rates": true}
 	var bad []string
 	for _, r := range routes {
 		st, body := s.Do(t, "GET", r.path, r.token, "")

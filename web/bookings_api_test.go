@@ -140,7 +140,7 @@ func TestBookingClashAndCancel(t *testing.T) {
 		t.Fatalf("ana books GPUs %d,%d: %d %s", ids[0], ids[1], st, body)
 	}
 	st, body = s.Do(t, "POST", "/api/v1/bookings", bo, fmt.Sprintf(`{"gpu_ids":[%d],"starts_at":%q,"ends_at":%q}`, ids[1], s9, e10))
-	if msg, _ := testserver.APIError(t, body); st != 409 || !strings.Contains(msg, fmt.Sprintf("GPU %d", ids[1])) || !strings.Contains(msg, anaUser.Email) {
+	if msg, _ := testserver.APIError(t, body); st != 409 || !strings.Contains(msg, "gpu-a:1") || !strings.Contains(msg, anaUser.Email) {
 		t.Fatalf("bo books one of them: %d %s", st, body)
 	}
 

@@ -37,6 +37,7 @@ func (s *Server) routes(o Options) {
 	user.GET("/queue", h.QueueList)
 	user.POST("/queue/submit", h.QueueSubmit)
 	user.GET("/queue/statistics", h.QueueStatistics)
+	user.GET("/history", h.HistoryList) // ended jobs, like sacct
 	user.DELETE("/queue/:id", h.QueueCancel)
 	user.PATCH("/queue/:id/priority", h.QueuePriority)
 	user.GET("/holds", h.HoldsList)
@@ -61,6 +62,7 @@ func (s *Server) routes(o Options) {
 	user.GET("/orchestrator/policies", h.OrchestratorPolicies)
 	user.GET("/orchestrator/policies/presets", h.OrchestratorPresets)
 	user.GET("/usage", h.UsageData) // the usage page's data
+	user.GET("/accounting", h.AccountingData)
 	// Notifications: preferences, channels, in-app list.
 	user.GET("/me/notifications", h.NotifyPrefs)
 	user.PUT("/me/notifications", h.NotifyPrefsPut)
@@ -152,6 +154,7 @@ func (s *Server) routes(o Options) {
 	in.GET("/fragments/cluster", h.ClusterFragment)
 	in.GET("/queue", h.QueuePage)
 	in.GET("/fragments/queue", h.QueueFragment)
+	in.GET("/history", h.HistoryPage) // ended jobs
 	in.POST("/jobs/:id/cancel", h.JobCancelPage)
 	// Job detail page and queue actions.
 	in.GET("/jobs/:id", h.JobPage)
@@ -181,6 +184,9 @@ func (s *Server) routes(o Options) {
 	// Usage: graphs of telemetry, GPU-hours, the queue and fair share.
 	in.GET("/usage", h.UsagePage)
 	in.GET("/usage/data", h.UsageData)
+	// Accounting: GPU-hours, booked-but-idle, reclaimed and cost per user or team.
+	in.GET("/accounting", h.AccountingPage)
+	in.GET("/accounting/export", h.AccountingExport)
 	in.GET("/events", s.hub.Stream, s.endWithSession) // the stream ends with its session
 	// API tokens and admin pages.
 	in.GET("/settings/tokens", h.TokensPage)

@@ -6,7 +6,7 @@ package api
 type SeriesRequest struct {
 	GPUCount  int      `json:"gpu_count,omitempty"`
 	GPUModel  string   `json:"gpu_model,omitempty"`
-	GPUIDs    []int64  `json:"gpu_ids,omitempty"`
+	GPUIDs    GPURefs  `json:"gpu_ids,omitempty"` // as BookingRequest's
 	Note      string   `json:"note,omitempty"`
 	TimeZone  string   `json:"time_zone,omitempty"` // IANA name; default UTC
 	FirstDay  string   `json:"first_day"`           // 2026-11-30

@@ -3,11 +3,13 @@ package api
 import "time"
 
 // BookingRequest is the body of POST /api/v1/bookings: a count of GPUs (of
-// a type, or any) or specific GPU ids, for a window.
+// a type, or any) or specific GPUs, for a window. gpu_ids names GPUs by
+// node and index as pages show them ("sim-node-1:4,5", or a list of such
+// names) or by cluster id (GPURefs).
 type BookingRequest struct {
 	GPUCount int       `json:"gpu_count,omitempty"`
 	GPUModel string    `json:"gpu_model,omitempty"`
-	GPUIDs   []int64   `json:"gpu_ids,omitempty"`
+	GPUIDs   GPURefs   `json:"gpu_ids,omitempty"`
 	StartsAt time.Time `json:"starts_at"`
 	EndsAt   time.Time `json:"ends_at"`
 	Note     string    `json:"note,omitempty"`
@@ -16,12 +18,15 @@ type BookingRequest struct {
 // Booking is a calendar booking (kind "booking") or an agent's pre-warm
 // hold (kind "hold").
 type Booking struct {
-	ID        int64     `json:"id"`
-	Kind      string    `json:"kind"`
-	User      string    `json:"user"`
-	GPUCount  int       `json:"gpu_count"`
-	GPUModel  string    `json:"gpu_model,omitempty"`
-	GPUIDs    []int64   `json:"gpu_ids,omitempty"`
+	ID       int64   `json:"id"`
+	Kind     string  `json:"kind"`
+	User     string  `json:"user"`
+	GPUCount int     `json:"gpu_count"`
+	GPUModel string  `json:"gpu_model,omitempty"`
+	GPUIDs   []int64 `json:"gpu_ids,omitempty"`
+	// GPUNames are the named GPUs as node:index ("sim-node-1:4"), in the
+	// order of GPUIDs.
+	GPUNames  []string  `json:"gpu_names,omitempty"`
 	StartsAt  time.Time `json:"starts_at"`
 	EndsAt    time.Time `json:"ends_at"`
 	Note      string    `json:"note,omitempty"`
@@ -35,11 +40,11 @@ type Booking struct {
 
 // BookingPatch is the body of PATCH /api/v1/bookings/{id}: the fields to
 // change; absent fields keep their value. gpu_ids names GPUs instead of a
-// count (an empty list goes back to a count).
+// count (an empty list goes back to a count), as BookingRequest's does.
 type BookingPatch struct {
 	StartsAt *time.Time `json:"starts_at,omitempty"`
 	EndsAt   *time.Time `json:"ends_at,omitempty"`
 	GPUCount *int       `json:"gpu_count,omitempty"`
-	GPUIDs   *[]int64   `json:"gpu_ids,omitempty"`
+	GPUIDs   *GPURefs   `json:"gpu_ids,omitempty"`
 	Note     *string    `json:"note,omitempty"`
 }

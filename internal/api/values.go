@@ -6,7 +6,7 @@ import (
 	"reflect"
 )
 
-// The flexible values (Priority, Seconds, JobRef) refuse what they cannot read
+// The flexible values (Priority, Seconds, JobRef, GPURefs) refuse what they cannot read
 // with a *json.UnmarshalTypeError: encoding/json then fills in the path of
 // the field that held it, which an error of another type would not get.
 // Its Value is the sentence that says what the field accepts, and its
@@ -20,6 +20,7 @@ func invalidValue[T any](problem string) error {
 // flexible are the types whose refusals InvalidValue explains.
 var flexible = map[reflect.Type]bool{
 	reflect.TypeFor[Priority](): true, reflect.TypeFor[Seconds](): true, reflect.TypeFor[JobRef](): true,
+	reflect.TypeFor[GPURefs](): true,
 }
 
 // InvalidValue reports whether err (from decoding a request) is the

@@ -44,6 +44,12 @@ func formulaStart(s string) bool {
 	return s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0]))
 }
 
+// SafeCell is s as a CSV cell that no spreadsheet runs as a formula: one
+// that starts with = + - @, a tab or a CR gets a leading apostrophe
+// (spreadsheets show it as text). Every CSV the product writes puts its
+// text cells through it.
+func SafeCell(s string) string { return toCell(s) }
+
 // toCell neutralises a cell a spreadsheet would run as a formula.
 func toCell(s string) string {
 	if formulaStart(s) {

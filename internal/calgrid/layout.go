@@ -237,7 +237,7 @@ func (l *Layout) rows(gpus []GPU, placed map[int64][]placement) {
 		case ByType:
 			key, label = "type-"+g.Model, g.Model
 		default:
-			key, label, sub = "gpu-"+strconv.FormatInt(g.ID, 10), fmt.Sprintf("#%d", g.Index), g.Model
+			key, label, sub = "gpu-"+strconv.FormatInt(g.ID, 10), g.Node+":"+strconv.Itoa(g.Index), g.Model
 		}
 		a, ok := rows[key]
 		if !ok {

@@ -19,7 +19,7 @@ func newBookCmd() *cobra.Command {
 	var from, until, ids string
 	var length time.Duration
 	cmd := &cobra.Command{
-		Use:   "book -g N [--gpu-type T | --gpu-ids 3,4] --from TIME (--until TIME | --for 8h)",
+		Use:   "book -g N [--gpu-type T | --gpu-ids sim-node-1:4,5] --from TIME (--until TIME | --for 8h)",
 		Short: "Book GPUs for a time window in the calendar",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -42,15 +42,10 @@ func newBookCmd() *cobra.Command {
 			default:
 				return fmt.Errorf("--until or --for is required")
 			}
-			for s := range strings.SplitSeq(ids, ",") {
-				if s = strings.TrimSpace(s); s == "" {
-					continue
+			if strings.TrimSpace(ids) != "" {
+				if req.GPUIDs, err = api.ParseGPURefs(ids); err != nil {
+					return fmt.Errorf("--gpu-ids: %w", err)
 				}
-				id, err := strconv.ParseInt(s, 10, 64)
-				if err != nil {
-					return fmt.Errorf("--gpu-ids: %q is not a GPU id", s)
-				}
-				req.GPUIDs = append(req.GPUIDs, id)
 			}
 			if len(req.GPUIDs) > 0 && !cmd.Flags().Changed("gpus") {
 				req.GPUCount = 0
@@ -71,7 +66,7 @@ func newBookCmd() *cobra.Command {
 	cmd.Flags().IntVarP(&req.GPUCount, "gpus", "g", 1, "how many GPUs")
 	cmd.Flags().StringVar(&req.GPUModel, "gpu-type", "", "GPU model, e.g. H100 (default: any)")
 	deprecatedAlias(cmd, "type", "gpu-type")
-	cmd.Flags().StringVar(&ids, "gpu-ids", "", "book these GPUs by id instead (comma-separated)")
+	cmd.Flags().StringVar(&ids, "gpu-ids", "", "book these GPUs instead, as node:index (sim-node-1:4,5 or sim-node-1:4,sim-node-2:0) or GPU ids")
 	cmd.Flags().StringVar(&from, "from", "", "start: "+whenHelp)
 	cmd.Flags().StringVar(&until, "until", "", "end, like --from")
 	cmd.Flags().DurationVar(&length, "for", 0, "length instead of --until, e.g. 8h")
@@ -137,8 +132,16 @@ func newBookingsCmd() *cobra.Command {
 	return cmd
 }
 
-// bookingGPUs says what a booking claims: "2 × H100", "2 × any" or "GPUs 3,4".
+// bookingGPUs says what a booking claims: "2 × H100", "2 × any" or
+// "sim-node-1:4,5" (ids, from a server that does not name them).
 func bookingGPUs(b api.Booking) string {
+	if len(b.GPUNames) > 0 {
+		refs, err := api.ParseGPURefs(strings.Join(b.GPUNames, ","))
+		if err != nil {
+			return strings.Join(b.GPUNames, ",")
+		}
+		return refs.String()
+	}
 	if len(b.GPUIDs) > 0 {
 		ids := make([]string, len(b.GPUIDs))
 		for i, id := range b.GPUIDs {

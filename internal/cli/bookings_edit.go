@@ -33,7 +33,7 @@ func newBookingsEditCmd() *cobra.Command {
 	var length time.Duration
 	var gpus int
 	cmd := &cobra.Command{
-		Use:   "edit ID [--from T] [--until T | --for D] [-g N | --gpu-ids 3,4] [--note X]",
+		Use:   "edit ID [--from T] [--until T | --for D] [-g N | --gpu-ids sim-node-1:4,5] [--note X]",
 		Short: "Change a booking: extend, shorten, move, the GPUs or the note (yours; admins: any)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -78,16 +78,11 @@ func newBookingsEditCmd() *cobra.Command {
 				p.GPUCount = &gpus
 			}
 			if cmd.Flags().Changed("gpu-ids") {
-				list := []int64{}
-				for s := range strings.SplitSeq(ids, ",") {
-					if s = strings.TrimSpace(s); s == "" {
-						continue
+				list := api.GPURefs{}
+				if strings.TrimSpace(ids) != "" {
+					if list, err = api.ParseGPURefs(ids); err != nil {
+						return fmt.Errorf("--gpu-ids: %w", err)
 					}
-					n, err := strconv.ParseInt(s, 10, 64)
-					if err != nil {
-						return fmt.Errorf("--gpu-ids: %q is not a GPU id", s)
-					}
-					list = append(list, n)
 				}
 				p.GPUIDs = &list
 			}
@@ -106,7 +101,7 @@ func newBookingsEditCmd() *cobra.Command {
 	cmd.Flags().StringVar(&until, "until", "", "new end, like --from")
 	cmd.Flags().DurationVar(&length, "for", 0, "new length from the (new) start instead of --until, e.g. 10h")
 	cmd.Flags().IntVarP(&gpus, "gpus", "g", 0, "new number of GPUs")
-	cmd.Flags().StringVar(&ids, "gpu-ids", "", "name these GPUs instead (comma-separated; empty: back to a count)")
+	cmd.Flags().StringVar(&ids, "gpu-ids", "", "name these GPUs instead, as node:index (sim-node-1:4,5) or GPU ids; empty: back to a count")
 	cmd.Flags().StringVar(&note, "note", "", "new note")
 	return cmd
 }

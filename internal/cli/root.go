@@ -1,5 +1,5 @@
-// Package cli holds gpusched's client commands (submit, queue, cancel, renew, run,
-// logs, login, book, bookings, healthcheck, version), the root command both
+// Package cli holds gpusched's client commands (submit, queue, history, cancel,
+// renew, run, logs, login, book, bookings, usage, healthcheck, version), the root command both
 // binaries share, and the hand-over of the server commands from the small
 // `gpusched` client to the full `gpusched-server` binary. It links only what
 // the client commands need, so that one call of the client starts fast: no
@@ -69,10 +69,12 @@ func clientCommands(b Build) []clientCommand {
 		{"submit", func() *cobra.Command { return oneShot(newSubmitCmd()) }},
 		{"sbatch", func() *cobra.Command { return oneShot(newSbatchCmd()) }},
 		{"queue", func() *cobra.Command { return oneShot(newQueueCmd()) }},
+		{"history", newHistoryCmd}, // pages: may send several requests
 		{"cancel", func() *cobra.Command { return oneShot(newCancelCmd()) }},
 		{"renew", func() *cobra.Command { return oneShot(newRenewCmd()) }},
 		{"run", newRunCmd}, {"logs", newLogsCmd}, {"login", newLoginCmd},
 		{"book", func() *cobra.Command { return oneShot(newBookCmd()) }}, {"bookings", newBookingsCmd}, // bookings calendar
+		{"usage", func() *cobra.Command { return oneShot(newUsageCmd()) }},
 		{"version", func() *cobra.Command { return oneShot(newVersionCmd(b)) }},
 		{"healthcheck", newHealthcheckCmd}, // container health probe
 	}

@@ -56,6 +56,9 @@ type Config struct {
 	// BookingLimits bound what one member may book (booking_limits.go);
 	// left out, the server's defaults apply.
 	BookingLimits BookingLimits `json:"booking_limits,omitzero"`
+	// CostPolicy prices GPU time for accounting (cost.go); its keys are
+	// top-level.
+	CostPolicy
 }
 
 // FairShareConfig are the weights of Slurm's multifactor priority: each
@@ -163,5 +166,6 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Leases.validate()...)
 	errs = append(errs, c.TimeLimit.validate()...)
 	errs = append(errs, c.BookingLimits.validate()...)
+	errs = append(errs, c.CostPolicy.validate()...)
 	return errors.Join(errs...)
 }

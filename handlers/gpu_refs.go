@@ -1,0 +1,57 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// gpuIDsOf gives the ids of the GPUs refs names, in order: node:index
+// names ("sim-node-1:4") are looked up, ids taken as they are; a name the
+// cluster does not know is a 422 that says so.
+func gpuIDsOf(ctx context.Context, db bun.IDB, refs api.GPURefs) ([]int64, error) {
+	ids, err := models.ResolveGPURefs(ctx, db, refs)
+	var missing *models.NoSuchGPUError
+	if errors.As(err, &missing) {
+		return nil, &APIError{Status: http.StatusUnprocessableEntity, Code: api.CodeNoSuchGPUs, Err: err,
+			Message: "gpu_ids: " + missing.Error() + "; name GPUs node:index as the pages show them (sim-node-1:4)"}
+	}
+	return ids, err
+}
+
+// gpuNames names GPUs as node:index ("sim-node-1:4,5"), by id.
+func gpuNames(ids []int64, byID map[int64]models.BookableGPU) api.GPURefs {
+	out := make(api.GPURefs, 0, len(ids))
+	for _, id := range ids {
+		if g, ok := byID[id]; ok {
+			out = append(out, api.GPURef{ID: id, Node: g.NodeName, Index: g.Index})
+		} else {
+			out = append(out, api.GPURef{ID: id})
+		}
+	}
+	return out
+}
+
+// nameGPUs fills in the node:index names of rows' named GPUs.
+func nameGPUs(ctx context.Context, db bun.IDB, rows ...*models.BookingRow) error {
+	var ids []int64
+	for _, r := range rows {
+		ids = append(ids, r.GPUIDs...)
+	}
+	names, err := models.GPUNamesOf(ctx, db, ids)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		r.GPUNames = nil
+		for _, id := range r.GPUIDs {
+			r.GPUNames = append(r.GPUNames, names[id].String())
+		}
+	}
+	return nil
+}
