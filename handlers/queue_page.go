@@ -76,13 +76,7 @@ func (h *Handlers) queueView(c echo.Context) (views.Queue, error) {
 		return views.Queue{}, err
 	}
 	q.Form.CSRF = q.CSRF
-	var holding []int64
-	for i := range jobs {
-		if jobs[i].State != models.JobQueued {
-			holding = append(holding, jobs[i].ID)
-		}
-	}
-	gpus, err := models.LiveJobGPUs(ctx, h.DB.Bun, holding)
+	gpus, err := models.LiveJobGPUs(ctx, h.DB.Bun)
 	if err != nil {
 		return views.Queue{}, err
 	}

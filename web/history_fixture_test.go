@@ -30,12 +30,20 @@ type historyFixture struct {
 	twiceRuns      []testdb.Run
 }
 
-// newHistoryFixture writes the fixture; the server's clock stops at now.
+// historyNow is the fixture's fixed clock: a Wednesday noon, on a whole
+// minute (minutes are what telemetry roll-ups count), in the middle of its
+// ISO week and month so that week and month reports hold every job.
+var historyNow = time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC)
+
+// newHistoryFixture writes the fixture; the server's clock stands at
+// historyNow and no background work runs (Manual), so no pass, sweep or
+// node timeout can end the running job or start another while a test
+// reads: every figure is fixed by what the fixture wrote.
 func newHistoryFixture(t *testing.T) *historyFixture {
 	t.Helper()
-	now := time.Now().UTC().Truncate(time.Minute) // minutes are what telemetry roll-ups count
+	now := historyNow
 	f := &historyFixture{now: now}
-	f.s = testserver.NewWith(t, testserver.Options{Configure: func(_ string, h *handlers.Handlers) {
+	f.s = testserver.NewWith(t, testserver.Options{Manual: true, Configure: func(_ string, h *handlers.Handlers) {
 		h.Now = func() time.Time { return now }
 	}})
 	s, ctx := f.s, context.Background()
