@@ -24,8 +24,9 @@ type accountingParams struct {
 
 // accountingQuery reads ?month=2026-11 | week=2026-W48 | from=&to= (RFC
 // 3339), ?by=user|team (default user) and ?tz= (the period's zone: by
-// default UTC for the API, the viewer's on pages). Without a period it is
-// the current month.
+// default UTC for the API, the viewer's on pages). ?period=month|week
+// names the kind of period: alone it is the current one, beside month or
+// week it must agree with it. Without a period it is the current month.
 func accountingQuery(c echo.Context, now time.Time) (accountingParams, error) {
 	def := time.UTC
 	if PrincipalOf(c) != nil && c.Request().Header.Get(echo.HeaderAuthorization) == "" {
@@ -44,6 +45,10 @@ func accountingQuery(c echo.Context, now time.Time) (accountingParams, error) {
 		return p, Errorf(http.StatusBadRequest, api.CodeInvalidQuery, "by must be user or team, not %q", p.By)
 	}
 	month, week, from, to := c.QueryParam("month"), c.QueryParam("week"), c.QueryParam("from"), c.QueryParam("to")
+	kind, err := periodParam(c.QueryParam("period"), month, week, from+to)
+	if err != nil {
+		return p, err
+	}
 	given := 0
 	for _, s := range []string{month, week, from + to} {
 		if s != "" {
@@ -74,7 +79,7 @@ func accountingQuery(c echo.Context, now time.Time) (accountingParams, error) {
 		p.From, p.To = f.UTC(), t.UTC()
 		return p, nil
 	default:
-		p.Period = localtime.PeriodOf(localtime.PeriodMonth, now, loc)
+		p.Period = localtime.PeriodOf(kind, now, loc)
 	}
 	p.From, p.To = p.Period.From.UTC(), p.Period.To.UTC()
 	return p, nil
@@ -124,4 +129,24 @@ func accountRowJSON(r models.AccountRow) api.AccountingRow {
 		out.Models = append(out.Models, mu)
 	}
 	return out
+}
+
+// periodParam reads ?period= (month or week; "" is month) against the
+// period's other parameters: it must agree with month or week when one is
+// given, and cannot go with a range.
+func periodParam(period, month, week, rng string) (string, error) {
+	switch {
+	case period == "":
+		if week != "" {
+			return localtime.PeriodWeek, nil
+		}
+		return localtime.PeriodMonth, nil
+	case period != localtime.PeriodMonth && period != localtime.PeriodWeek:
+		return "", Errorf(http.StatusBadRequest, api.CodeInvalidQuery, "period must be month or week, not %q", period)
+	case rng != "":
+		return "", Errorf(http.StatusBadRequest, api.CodeInvalidQuery, "give period, or from and to, not both")
+	case (period == localtime.PeriodMonth && week != "") || (period == localtime.PeriodWeek && month != ""):
+		return "", Errorf(http.StatusBadRequest, api.CodeInvalidQuery, "period=%s goes with %s=, not with the other", period, period)
+	}
+	return period, nil
 }

@@ -58,7 +58,7 @@ func (h *Handlers) historyFilter(c echo.Context, u *models.User, now time.Time) 
 			continue
 		}
 		if !slices.Contains(models.HistoryStates, s) {
-			return p, f, Errorf(http.StatusBadRequest, api.CodeInvalidQuery, "state must be completed, failed or canceled (or several, comma-separated), not %q", s)
+			return p, f, Errorf(http.StatusBadRequest, api.CodeInvalidQuery, "state must be completed, failed, canceled or timeout (or several, comma-separated), not %q", s)
 		}
 		f.States = append(f.States, s)
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // HistoryStates are the states a job's history lists: the ends.
-var HistoryStates = []string{JobCompleted, JobFailed, JobCanceled}
+var HistoryStates = []string{JobCompleted, JobFailed, JobCanceled, JobTimeout}
 
 // HistoryFilter chooses ended jobs, newest end first.
 type HistoryFilter struct {

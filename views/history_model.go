@@ -22,7 +22,7 @@ type HistoryFilter struct {
 	Mine, Team bool
 	HasTeam    bool   // the viewer belongs to a team (the filter is offered)
 	User       string // an owner's email
-	State      string // "", completed, failed or canceled
+	State      string // "", completed, failed, canceled or timeout
 	From, To   string // dates (2026-11-20) in the viewer's zone, as given
 	Since      string
 }

@@ -10,7 +10,7 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import "strconv"
 
-// HistoryPage lists ended jobs (completed, failed, canceled), newest end
+// HistoryPage lists ended jobs (completed, failed, canceled, timeout), newest end
 // first, a page at a time: exit code, time and GPU time held, the GPUs of
 // the last run and how often it went back to the queue. Filters are a
 // plain GET form and links: the page works without JavaScript.
@@ -64,14 +64,14 @@ func historyBody(h History) templ.Component {
 			templ_7745c5c3_Var2 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"page-head\"><h1>History</h1><p class=\"muted\">Jobs that ended: completed, failed or canceled, the latest first. Times in ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div class=\"page-head\"><h1>History</h1><p class=\"muted\">Jobs that ended: completed, failed, canceled or stopped at their time limit (timeout), the latest first. Times in ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var3 string
 		templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(ZoneName(ctx))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `history.templ`, Line: 16, Col: 109}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `history.templ`, Line: 16, Col: 148}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 		if templ_7745c5c3_Err != nil {
@@ -195,7 +195,7 @@ func historyBody(h History) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		for _, st := range []struct{ key, label string }{{"", "any end"}, {"completed", "completed"}, {"failed", "failed"}, {"canceled", "canceled"}} {
+		for _, st := range []struct{ key, label string }{{"", "any end"}, {"completed", "completed"}, {"failed", "failed"}, {"canceled", "canceled"}, {"timeout", "timeout"}} {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "<option value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

@@ -225,11 +225,13 @@ func authzRows() map[string]authzRow {
 		"GET /usage/data":   {want: page(200)},
 		"GET /api/v1/usage": {want: user(200)},
 		// History and accounting: every signed-in user (accounting shows members their own and their team's rows).
-		"GET /history":           {want: page(200)},
-		"GET /api/v1/history":    {want: user(200)},
-		"GET /accounting":        {want: page(200)},
-		"GET /accounting/export": {want: page(200)},
-		"GET /api/v1/accounting": {want: user(200)},
+		"GET /history":                 {want: page(200)},
+		"GET /api/v1/history":          {want: user(200)},
+		"GET /api/v1/jobs/history":     {want: user(200)},
+		"GET /accounting":              {want: page(200)},
+		"GET /accounting/export":       {want: page(200)},
+		"GET /api/v1/accounting":       {want: user(200)},
+		"GET /api/v1/usage/accounting": {want: user(200)},
 
 		// Admin pages.
 		"GET /admin":                      {want: [4]int{303, 403, 403, 303}},

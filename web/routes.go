@@ -37,7 +37,8 @@ func (s *Server) routes(o Options) {
 	user.GET("/queue", h.QueueList)
 	user.POST("/queue/submit", h.QueueSubmit)
 	user.GET("/queue/statistics", h.QueueStatistics)
-	user.GET("/history", h.HistoryList) // ended jobs, like sacct
+	user.GET("/history", h.HistoryList)      // ended jobs, like sacct
+	user.GET("/jobs/history", h.HistoryList) // the same, beside the jobs
 	user.DELETE("/queue/:id", h.QueueCancel)
 	user.PATCH("/queue/:id/priority", h.QueuePriority)
 	user.GET("/holds", h.HoldsList)
@@ -63,6 +64,7 @@ func (s *Server) routes(o Options) {
 	user.GET("/orchestrator/policies/presets", h.OrchestratorPresets)
 	user.GET("/usage", h.UsageData) // the usage page's data
 	user.GET("/accounting", h.AccountingData)
+	user.GET("/usage/accounting", h.AccountingData) // the same, beside the usage
 	// Notifications: preferences, channels, in-app list.
 	user.GET("/me/notifications", h.NotifyPrefs)
 	user.PUT("/me/notifications", h.NotifyPrefsPut)

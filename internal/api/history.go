@@ -3,7 +3,7 @@ package api
 import "time"
 
 // History is the body of GET /api/v1/history: ended jobs (completed,
-// failed, canceled), the latest end first, one page of them.
+// failed, canceled, timeout), the latest end first, one page of them.
 type History struct {
 	Jobs []HistoryJob `json:"jobs"`
 	// NextCursor fetches the next page (older ends) as ?cursor=; absent on

@@ -21,7 +21,7 @@ func newHistoryCmd() *cobra.Command {
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "history [--mine] [--since 7d] [--state failed] [--json]",
-		Short: "Show jobs that ended (completed, failed, canceled), like sacct: exit code, elapsed, GPU-hours, GPUs",
+		Short: "Show jobs that ended (completed, failed, canceled, timeout), like sacct: exit code, elapsed, GPU-hours, GPUs",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if limit < 1 || limit > 10000 {
@@ -90,7 +90,7 @@ func newHistoryCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&mine, "mine", false, "only my jobs")
 	cmd.Flags().StringVar(&user, "user", "", "only this user's jobs (email)")
 	cmd.Flags().StringVar(&since, "since", "", "ended within this span back from now: 7d, 24h, 90m")
-	cmd.Flags().StringVar(&state, "state", "", "completed, failed or canceled (several: failed,canceled)")
+	cmd.Flags().StringVar(&state, "state", "", "completed, failed, canceled or timeout (several: failed,timeout)")
 	cmd.Flags().StringVar(&from, "from", "", "ended at or after: \"2026-11-23 09:00\" (local time) or RFC 3339")
 	cmd.Flags().StringVar(&until, "until", "", "ended before, like --from")
 	cmd.Flags().IntVarP(&limit, "limit", "n", 50, "at most this many jobs, the latest first")

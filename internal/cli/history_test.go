@@ -131,7 +131,7 @@ func TestHistoryCommand(t *testing.T) {
 			}
 		})
 	}
-	if _, err := gpusched(t, "history", "--state", "running"); err == nil || !strings.Contains(err.Error(), "completed, failed or canceled") {
+	if _, err := gpusched(t, "history", "--state", "running"); err == nil || !strings.Contains(err.Error(), "completed, failed, canceled or timeout") {
 		t.Errorf("a state that is not an end: %v", err)
 	}
 }
