@@ -87,8 +87,29 @@ func seedJobs(t testing.TB, s *testserver.Server, n int) {
 	}
 }
 
-// The queue, overview, bookings and job pages cost the same few SQL
-// statements with 10 jobs as with 1,000: no query per job, user or GPU.
+// seedEndedJobs adds n completed jobs, each with a run of one GPU that
+// ended within the last hour (what history and accounting list), for the
+// users seedJobs made, in one statement.
+func seedEndedJobs(t testing.TB, s *testserver.Server, n int) {
+	t.Helper()
+	_, err := s.DB.Bun.NewRaw(`WITH us AS (SELECT array_agg(id ORDER BY id) AS ids FROM users WHERE email LIKE 'seed-%'),
+	gs AS (SELECT array_agg(id ORDER BY id) AS ids FROM gpus),
+	j AS (
+		INSERT INTO jobs (name, owner_id, state, command, workdir, env, job_type, gpu_count, gpu_model, priority, executor,
+			submitted_at, scheduled_at, started_at, ended_at, exit_code, updated_at)
+		SELECT 'ended-' || g, us.ids[1 + g % array_length(us.ids, 1)], 'completed', '', '', '{}', '', 1, '', 2, 'lease',
+			now() - interval '2 hours', now() - interval '1 hour', now() - interval '1 hour', now() - g * interval '1 second', 0, now()
+		FROM generate_series(1, ?) g, us RETURNING id, owner_id, ended_at)
+	INSERT INTO allocations (job_id, gpu_id, user_id, created_at, released_at, release_reason)
+	SELECT j.id, gs.ids[1 + j.id % array_length(gs.ids, 1)], j.owner_id, now() - interval '1 hour', j.ended_at, 'completed' FROM j, gs`, n).Exec(t.Context())
+	if err != nil {
+		t.Fatalf("seed %d ended jobs: %v", n, err)
+	}
+}
+
+// The queue, overview, bookings, job, history and accounting pages cost
+// the same few SQL statements with 10 jobs as with 1,000 (queued and
+// ended alike): no query per job, user or GPU.
 func TestPagesIssueAConstantNumberOfQueries(t *testing.T) {
 	t.Parallel()
 	s := testserver.NewWith(t, testserver.Options{QueryHooks: []bun.QueryHook{queryCounter{}}})
@@ -98,7 +119,8 @@ func TestPagesIssueAConstantNumberOfQueries(t *testing.T) {
 	}
 	browser := s.Login(t, "ana@example.com")
 	count := countQueries(t, s)
-	paths := []string{"/queue", "/fragments/queue", "/queue?state=waiting", "/", "/fragments/cluster", "/bookings", "/fragments/bookings"}
+	paths := []string{"/queue", "/fragments/queue", "/queue?state=waiting", "/", "/fragments/cluster", "/bookings", "/fragments/bookings",
+		"/history", "/history?state=completed&limit=200", "/accounting", "/accounting?by=team"}
 	// Each page is measured twice and the smaller count kept: the queue
 	// page's cluster capacity is cached for 2s, so one of two consecutive
 	// requests may refresh it.
@@ -116,8 +138,10 @@ func TestPagesIssueAConstantNumberOfQueries(t *testing.T) {
 		return out
 	}
 	seedJobs(t, s, 10)
+	seedEndedJobs(t, s, 10)
 	few := measure()
 	seedJobs(t, s, 990)
+	seedEndedJobs(t, s, 990)
 	many := measure()
 	if diff := cmp.Diff(few, many); diff != "" {
 		t.Errorf("statements per page grow with the number of jobs (-10 jobs +1000 jobs):\n%s", diff)
