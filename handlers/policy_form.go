@@ -19,6 +19,8 @@ const (
 	keySelect   = "select"
 	keyFloats   = "floats"  // comma-separated numbers
 	keyStrings  = "strings" // comma-separated words
+	keyText     = "text"    // a word or a few, as typed
+	keyRates    = "rates"   // comma-separated name = number pairs
 )
 
 // policyKey is one key of the policy as the form shows it: its JSON path
@@ -79,6 +81,11 @@ var policySections = []policySection{orderSection,
 		{key: "booking_limits.max_length", label: "Longest booking", kind: keyDuration, unit: "duration", optional: true},
 		{key: "booking_limits.max_ahead", label: "Furthest ahead a booking may start", kind: keyDuration, unit: "duration", optional: true},
 		{key: "booking_limits.max_live", label: "Upcoming and active bookings per member", kind: keyInt, unit: "bookings", optional: true, help: "a series counts once"},
+	}},
+	{title: "Cost (accounting)", open: true, help: "What a GPU-hour costs, for the accounting page and its CSV. Scheduling does not read it. Empty: no prices.", keys: []policyKey{
+		{key: "cost_rates", label: "Price per GPU-hour, by GPU model", kind: keyRates, unit: "model = price, comma-separated", optional: true,
+			help: "H100 = 2.5, A100 = 1.2: a model prices every GPU whose model name contains it (the longest match wins)"},
+		{key: "currency", label: "Currency", kind: keyText, optional: true, help: "EUR, USD or credits: said beside every cost"},
 	}},
 	{title: "Attained service (las, gittins)", keys: []policyKey{
 		{key: "las.thresholds_gpu_hours", label: "Level boundaries", kind: keyFloats, unit: "GPU-hours, ascending", help: "n boundaries make n+1 levels; \"queue 1 of 4\" is the first level"},

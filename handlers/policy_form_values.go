@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,6 +46,12 @@ func formText(k policyKey, v any) string {
 			}
 		}
 		return v
+	case map[string]any: // rates: "A100 = 1.2, H100 = 2.5"
+		parts := make([]string, 0, len(v))
+		for _, name := range slices.Sorted(maps.Keys(v)) {
+			parts = append(parts, name+" = "+formText(k, v[name]))
+		}
+		return strings.Join(parts, ", ")
 	case []any:
 		parts := make([]string, len(v))
 		for i, e := range v {
@@ -152,6 +160,10 @@ func readText(k policyKey, s string) (v any, drop bool, msg string) {
 			out = append(out, f)
 		}
 		return out, false, ""
+	case keyText:
+		return s, false, ""
+	case keyRates:
+		return readRates(s)
 	case keyStrings:
 		var out []string
 		for part := range strings.SplitSeq(s, ",") {
@@ -181,4 +193,35 @@ func set(tree map[string]any, key string, v any) {
 		tree[head] = sub
 	}
 	set(sub, rest, v)
+}
+
+// readRates reads "H100 = 2.5, A100 = 1.2" (or "H100: 2.5") into a rate
+// per name; the policy's validation checks the numbers' range.
+func readRates(s string) (v any, drop bool, msg string) {
+	out := map[string]any{}
+	for part := range strings.SplitSeq(s, ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		name, num, ok := strings.Cut(part, "=")
+		if !ok {
+			name, num, ok = strings.Cut(part, ":")
+		}
+		name, num = strings.TrimSpace(name), strings.TrimSpace(num)
+		if !ok || name == "" {
+			return nil, false, fmt.Sprintf("%q is not a model and a price like H100 = 2.5.", part)
+		}
+		f, err := strconv.ParseFloat(num, 64)
+		if err != nil {
+			return nil, false, fmt.Sprintf("%q is not a price for %s; give a number like 2.5.", num, name)
+		}
+		if _, dup := out[name]; dup {
+			return nil, false, fmt.Sprintf("%s is priced twice.", name)
+		}
+		out[name] = f
+	}
+	if len(out) == 0 {
+		return nil, true, ""
+	}
+	return out, false, ""
 }

@@ -1,8 +1,6 @@
 package scheduler
 
 import (
-	"errors"
-	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -45,14 +43,14 @@ func (p CostPolicy) validate() []error {
 	var errs []error
 	for k, v := range p.CostRates {
 		if strings.TrimSpace(k) == "" {
-			errs = append(errs, errors.New("cost_rates: a GPU model is empty"))
+			errs = append(errs, keyErr("cost_rates", "cost_rates: a GPU model is empty"))
 		}
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			errs = append(errs, fmt.Errorf("cost_rates[%q] must be a price per GPU-hour, 0 or more", k))
+			errs = append(errs, keyErr("cost_rates", "cost_rates[%q] must be a price per GPU-hour, 0 or more", k))
 		}
 	}
 	if len(p.Currency) > 16 {
-		errs = append(errs, errors.New("currency is at most 16 characters (EUR, USD, credits)"))
+		errs = append(errs, keyErr("currency", "currency is at most 16 characters (EUR, USD, credits)"))
 	}
 	return errs
 }
