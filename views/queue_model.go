@@ -44,6 +44,12 @@ func (f QueueFilter) Query() string {
 	return "?" + v.Encode()
 }
 
+// HistoryQuery is the history page's query for the same people's ended
+// jobs (the queue's state filter has no meaning there).
+func (f QueueFilter) HistoryQuery() string {
+	return QueueFilter{Mine: f.Mine, Team: f.Team}.Query()
+}
+
 // QueueJob is one row of the queue page.
 type QueueJob struct {
 	ID          int64
