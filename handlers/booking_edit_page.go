@@ -58,14 +58,12 @@ func (h *Handlers) readEditForm(c echo.Context, id int64) (*api.BookingPatch, *v
 		return nil, f, err
 	}
 	p.StartsAt, p.EndsAt = &from, &until
-	params, _ := c.FormParams()
-	ids := []int64{}
-	for _, s := range params["gpu_ids"] {
-		id, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return nil, f, invalid("gpu_ids", "%q is not a GPU id", s)
-		}
-		ids = append(ids, id)
+	ids, err := formGPUIDs(c, h.DB.Bun)
+	if err != nil {
+		return nil, f, err
+	}
+	if ids == nil {
+		ids = []int64{}
 	}
 	f.GPUIDs = ids
 	refs := api.RefsOfIDs(ids)

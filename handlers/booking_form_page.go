@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/uptrace/bun"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
@@ -39,7 +40,7 @@ func (h *Handlers) BookingCreatePage(c echo.Context) error {
 	}
 	form := bookingForm(gpus, p, h.Now(), loc)
 	form.CSRF = csrfToken(c)
-	r, err := readBookingForm(c, &form, loc)
+	r, err := readBookingForm(c, h.DB.Bun, &form, loc)
 	var row *models.BookingRow
 	if err == nil {
 		err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
@@ -77,18 +78,15 @@ func (h *Handlers) BookingCreatePage(c echo.Context) error {
 
 // readBookingForm reads the form into a request, and into f so that a
 // refused form comes back as it was filled in. Named GPUs win over a count.
-func readBookingForm(c echo.Context, f *views.BookingForm, loc *time.Location) (*api.BookingRequest, error) {
+func readBookingForm(c echo.Context, db bun.IDB, f *views.BookingForm, loc *time.Location) (*api.BookingRequest, error) {
 	f.GPUModel, f.Note = strings.TrimSpace(c.FormValue("gpu_model")), c.FormValue("note")
 	f.StartsAt, f.EndsAt = c.FormValue("starts_at"), c.FormValue("ends_at")
 	r := &api.BookingRequest{GPUModel: f.GPUModel, Note: f.Note}
-	params, _ := c.FormParams()
-	for _, s := range params["gpu_ids"] {
-		id, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return r, invalid("gpu_ids", "%q is not a GPU id", s)
-		}
-		f.GPUIDs = append(f.GPUIDs, id)
+	ids, err := formGPUIDs(c, db)
+	if err != nil {
+		return r, err
 	}
+	f.GPUIDs = ids
 	if s := strings.TrimSpace(c.FormValue("gpu_count")); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil {
@@ -102,7 +100,6 @@ func readBookingForm(c echo.Context, f *views.BookingForm, loc *time.Location) (
 	} else {
 		r.GPUCount = f.GPUCount
 	}
-	var err error
 	for _, v := range []struct {
 		name, s string
 		dst     *time.Time

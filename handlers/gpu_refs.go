@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 
+	"github.com/labstack/echo/v4"
 	"github.com/uptrace/bun"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
@@ -22,6 +24,29 @@ func gpuIDsOf(ctx context.Context, db bun.IDB, refs api.GPURefs) ([]int64, error
 			Message: "gpu_ids: " + missing.Error() + "; name GPUs node:index as the pages show them (sim-node-1:4)"}
 	}
 	return ids, err
+}
+
+// formGPUIDs reads a form's gpu_ids: each value a GPU id (what the forms'
+// checkboxes send) or names as the pages show them ("sim-node-1:4,5");
+// names are looked up as gpuIDsOf does, so an unknown node or index is
+// refused with a sentence that says which.
+func formGPUIDs(c echo.Context, db bun.IDB) ([]int64, error) {
+	params, _ := c.FormParams()
+	var refs api.GPURefs
+	for _, s := range params["gpu_ids"] {
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
+		rs, err := api.ParseGPURefs(s)
+		if err != nil {
+			return nil, invalid("gpu_ids", "%v", err)
+		}
+		refs = append(refs, rs...)
+	}
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	return gpuIDsOf(c.Request().Context(), db, refs)
 }
 
 // gpuNames names GPUs as node:index ("sim-node-1:4,5"), by id.
