@@ -15,12 +15,14 @@ import (
 
 // gpuIDsOf gives the ids of the GPUs refs names, in order: node:index
 // names ("sim-node-1:4") are looked up, ids taken as they are; a name the
-// cluster does not know is a 422 that says so.
+// cluster does not know (no such node, or no such index on it) is a 400
+// that says which: the request names nothing. (An id that names no GPU is
+// found later, as before: 422.)
 func gpuIDsOf(ctx context.Context, db bun.IDB, refs api.GPURefs) ([]int64, error) {
 	ids, err := models.ResolveGPURefs(ctx, db, refs)
 	var missing *models.NoSuchGPUError
 	if errors.As(err, &missing) {
-		return nil, &APIError{Status: http.StatusUnprocessableEntity, Code: api.CodeNoSuchGPUs, Err: err,
+		return nil, &APIError{Status: http.StatusBadRequest, Code: api.CodeNoSuchGPUs, Err: err,
 			Message: "gpu_ids: " + missing.Error() + "; name GPUs node:index as the pages show them (sim-node-1:4)"}
 	}
 	return ids, err

@@ -115,8 +115,8 @@ func TestBookingGPUNames(t *testing.T) {
 		code   string
 		says   string
 	}{
-		"an index past the node's": {`"sim-node-1:9"`, 422, "no_such_gpus", "no GPU sim-node-1:9"},
-		"a node that is not there": {`"sim-node-7:0"`, 422, "no_such_gpus", "no GPU sim-node-7:0"},
+		"an index past the node's": {`"sim-node-1:9"`, 400, "no_such_gpus", "no GPU sim-node-1:9"},
+		"a node that is not there": {`"sim-node-7:0"`, 400, "no_such_gpus", "no GPU sim-node-7:0"},
 		"not a name":               {`"sim-node-1:x"`, 400, "invalid_field", "not a GPU index"},
 		"an object":                {`{"a":1}`, 400, "invalid_field", "node:index"},
 		"the same GPU twice":       {fmt.Sprintf(`["sim-node-1:3", %d]`, ids["sim-node-1:3"]), 400, "invalid_field", "twice"},

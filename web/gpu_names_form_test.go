@@ -67,8 +67,8 @@ func TestBookingFormGPUNames(t *testing.T) {
 		status int
 		want   string
 	}{
-		"an unknown node":     {"sim-node-9:0", 422, "no GPU sim-node-9:0"},
-		"an index past eight": {"sim-node-1:8", 422, "no GPU sim-node-1:8"},
+		"an unknown node":     {"sim-node-9:0", 400, "no GPU sim-node-9:0"},
+		"an index past eight": {"sim-node-1:8", 400, "no GPU sim-node-1:8"},
 		"not a name":          {"the big one", 400, "is not a GPU"},
 	}
 	for name, tc := range refused {
