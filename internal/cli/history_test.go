@@ -12,19 +12,27 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gpuscheduler/gpuscheduler/handlers"
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testdb"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
+// pastNow is the clock pastCluster's server reads: Wednesday noon, so
+// that its ISO week and month hold every job of the fixture.
+var pastNow = time.Date(2026, 11, 18, 12, 0, 0, 0, time.UTC)
+
 // pastCluster is a server with node sim-node-1 (4 GPUs, drained), a
 // member whose token the commands use, and their ended jobs: one run
 // twice and completed, one failed 2 days ago, one canceled; another
-// member's failed job.
+// member's failed job. Its clock stands at pastNow and no background work
+// runs, so what the commands print depends on neither the day nor the load.
 func pastCluster(t *testing.T) (s *testserver.Server, me *models.User, twice, failed, other int64) {
 	t.Helper()
-	s = testserver.New(t)
+	s = testserver.NewWith(t, testserver.Options{Manual: true, Configure: func(_ string, h *handlers.Handlers) {
+		h.Now = func() time.Time { return pastNow }
+	}})
 	ctx := context.Background()
 	nodeTok, node := s.NodeToken(t, "sim-node-1")
 	body := `{"hostname":"a","gpus":[` + strings.Join([]string{
@@ -43,7 +51,7 @@ func pastCluster(t *testing.T) (s *testserver.Server, me *models.User, twice, fa
 	}
 	tok, me := s.UserToken(t, models.RoleMember)
 	_, you := s.UserToken(t, models.RoleMember)
-	now := time.Now().UTC().Truncate(time.Second)
+	now := pastNow
 	ago := func(d time.Duration) time.Time { return now.Add(-d) }
 	job := func(u *models.User, state string, runs ...testdb.Run) int64 {
 		j := testdb.Job(t, s.DB, u, 2)
@@ -55,13 +63,16 @@ func pastCluster(t *testing.T) (s *testserver.Server, me *models.User, twice, fa
 	failed = job(me, models.JobFailed, testdb.Run{GPUs: gpus[:1], Start: ago(49 * time.Hour), End: ago(48 * time.Hour)})
 	canceled := job(me, models.JobCanceled)
 	other = job(you, models.JobFailed, testdb.Run{GPUs: gpus[1:2], Start: ago(3 * time.Hour), End: ago(2 * time.Hour)})
-	for _, q := range []string{
-		fmt.Sprintf(`UPDATE jobs SET exit_code = 0, restart_count = 1 WHERE id = %d`, twice),
-		fmt.Sprintf(`UPDATE jobs SET exit_code = 137 WHERE id = %d`, failed),
-		fmt.Sprintf(`UPDATE jobs SET ended_at = now() - interval '1 hour' WHERE id = %d`, canceled),
-		fmt.Sprintf(`UPDATE jobs SET exit_code = 1 WHERE id = %d`, other),
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`UPDATE jobs SET exit_code = 0, restart_count = 1 WHERE id = ?`, []any{twice}},
+		{`UPDATE jobs SET exit_code = 137 WHERE id = ?`, []any{failed}},
+		{`UPDATE jobs SET ended_at = ? WHERE id = ?`, []any{ago(time.Hour), canceled}},
+		{`UPDATE jobs SET exit_code = 1 WHERE id = ?`, []any{other}},
 	} {
-		if _, err := s.DB.Bun.ExecContext(ctx, q); err != nil {
+		if _, err := s.DB.Bun.ExecContext(ctx, q.sql, q.args...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -145,12 +156,10 @@ func TestUsageCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.CostRates, cfg.Currency = map[string]float64{"H100": 2}, "EUR"
-	if err := models.PutSchedulerConfig(ctx, s.DB.Bun, cfg, nil, time.Now()); err != nil {
+	if err := models.PutSchedulerConfig(ctx, s.DB.Bun, cfg, nil, pastNow); err != nil {
 		t.Fatal(err)
 	}
-	week := time.Now().AddDate(0, 0, -3)
-	y, w := week.ISOWeek()
-	out, err := gpusched(t, "usage", "--week", fmt.Sprintf("%d-W%02d", y, w), "--by", "user", "--format", "json")
+	out, err := gpusched(t, "usage", "--week", "2026-W47", "--by", "user", "--format", "json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,8 +167,12 @@ func TestUsageCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &a); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	if a.TimeZone != "Europe/Berlin" || a.By != "user" || !strings.Contains(a.Period, "-W") || len(a.Rows) != 1 || a.Rows[0].Email != me.Email {
+	if a.TimeZone != "Europe/Berlin" || a.By != "user" || a.Period != "2026-W47" || len(a.Rows) != 1 || a.Rows[0].Email != me.Email {
 		t.Fatalf("accounting: %+v", a)
+	}
+	// The run-twice job's 4 GPU-hours and the failed one's 1 (one GPU), at 2 EUR each.
+	if r := a.Rows[0]; r.GPUHours != 5 || r.Cost != 10 {
+		t.Errorf("my row: %v GPU-hours, cost %v; want 5 and 10", r.GPUHours, r.Cost)
 	}
 
 	out, err = gpusched(t, "usage", "--by", "user")
@@ -171,7 +184,7 @@ func TestUsageCommand(t *testing.T) {
 		t.Errorf("usage table:\n%s", out)
 	}
 
-	month := time.Now().Format("2006-01")
+	month := "2026-11"
 	out, err = gpusched(t, "usage", "--month", month, "--by", "team", "--format", "csv")
 	if err != nil {
 		t.Fatal(err)
