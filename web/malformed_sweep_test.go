@@ -92,6 +92,8 @@ func sweepRows(preset string) map[string]sweepRow {
 		"GET /api/v1/usage":                         {as: "member", query: []string{"range", "node", "from", "to"}},
 		"GET /api/v1/history":                       {as: "member", query: []string{"mine", "team", "user", "state", "from", "to", "since", "limit", "cursor"}},
 		"GET /api/v1/accounting":                    {as: "member", query: []string{"month", "week", "from", "to", "by", "tz", "format"}},
+		"GET /api/v1/jobs/history":                  {as: "member", query: []string{"mine", "team", "user", "state", "from", "to", "since", "limit", "cursor"}},
+		"GET /api/v1/usage/accounting":              {as: "member", query: []string{"period", "month", "week", "from", "to", "by", "tz", "format"}},
 		"POST /api/v1/orchestrator/start":           {as: "admin"},
 		"POST /api/v1/orchestrator/stop":            {as: "admin"},
 		"PUT /api/v1/orchestrator/policies":         {as: "admin", body: `{"preset":"` + preset + `"}`},
