@@ -122,4 +122,21 @@ func TestHistoryAndAccountingInBrowser(t *testing.T) {
 	}
 	fits("the accounting page")
 	browsertest.Screenshot(t, tab, "accounting-phone")
+
+	// The rates accounting prices with, on the policy form, at both widths.
+	for _, w := range []struct {
+		name          string
+		width, height int64
+	}{{"policies-desktop", 1280, 900}, {"policies-phone", 390, 844}} {
+		err = chromedp.Do(tab, chromedp.EmulateViewport(w.width, w.height), chromedp.Navigate(f.s.URL+"/admin/policies"),
+			chromedp.WaitVisible(`#p-cost_rates`))
+		if err != nil {
+			t.Fatalf("%s: %v", w.name, err)
+		}
+		if got, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector('[name=cost_rates]').value + '|' + document.querySelector('[name=currency]').value`)); err != nil || got != "H100 = 2.5|EUR" {
+			t.Errorf("%s: cost fields %q (%v)", w.name, got, err)
+		}
+		fits("the policy page at " + w.name)
+		browsertest.Screenshot(t, tab, w.name)
+	}
 }
