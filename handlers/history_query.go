@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"net/http"
 	"slices"
 	"strconv"
@@ -35,13 +36,14 @@ type historyParams struct {
 // historyFilter reads GET /api/v1/history's and /history's query:
 // mine=1, team=1 (the caller's team), user=EMAIL, state=failed[,canceled],
 // from and to (RFC 3339, or a date in the caller's zone: to's day is
-// included), since=7d (from that long ago), limit (1–200, default 50) and
-// cursor (the answer's next_cursor). Everyone sees every ended job, as in
+// included; until is another name for to), since=7d (from that long ago;
+// or a date or time, as from), limit (1–200, default 50) and cursor (the
+// answer's next_cursor). Everyone sees every ended job, as in
 // the queue.
 func (h *Handlers) historyFilter(c echo.Context, u *models.User, now time.Time) (historyParams, models.HistoryFilter, error) {
 	on := func(name string) bool { v := c.QueryParam(name); return v == "1" || v == "true" }
 	p := historyParams{Mine: on("mine"), Team: on("team"), User: strings.TrimSpace(c.QueryParam("user")),
-		State: c.QueryParam("state"), From: c.QueryParam("from"), To: c.QueryParam("to"), Since: c.QueryParam("since"),
+		State: c.QueryParam("state"), From: c.QueryParam("from"), To: cmp.Or(c.QueryParam("to"), c.QueryParam("until")), Since: c.QueryParam("since"),
 		Cursor: c.QueryParam("cursor"), Limit: historyDefaultLimit}
 	f := models.HistoryFilter{}
 	loc := userZone(u)
@@ -85,11 +87,11 @@ func (h *Handlers) historyFilter(c echo.Context, u *models.User, now time.Time) 
 		return p, f, err
 	}
 	if p.Since != "" {
-		d, err := parseSince(p.Since)
+		since, err := sinceTime(p.Since, now, loc)
 		if err != nil {
-			return p, f, Errorf(http.StatusBadRequest, api.CodeInvalidQuery, "since must be a span like 7d, 24h or 90m, not %q", p.Since)
+			return p, f, err
 		}
-		if since := now.Add(-d); since.After(f.From) {
+		if since.After(f.From) {
 			f.From = since
 		}
 	}
@@ -123,6 +125,18 @@ func historyTime(name, s string, loc *time.Location, upper bool) (time.Time, err
 		day = localtime.AddDays(day, 1, loc)
 	}
 	return day.UTC(), nil
+}
+
+// sinceTime reads since: a span back from now (7d, 24h, 90m), or a date
+// or time as from takes them.
+func sinceTime(s string, now time.Time, loc *time.Location) (time.Time, error) {
+	if d, err := parseSince(s); err == nil {
+		return now.Add(-d), nil
+	}
+	if t, err := historyTime("since", s, loc, false); err == nil {
+		return t, nil
+	}
+	return time.Time{}, Errorf(http.StatusBadRequest, api.CodeInvalidQuery, "since must be a span like 7d, 24h or 90m, or a date (2026-11-20), not %q", s)
 }
 
 // parseSince reads a span back from now: "7d", "36h", "90m".

@@ -38,6 +38,8 @@ func TestHistoryAPIFilters(t *testing.T) {
 		"since 1d, failed":             {f.anaTok, "?since=1d&state=failed", []int64{f.failed}, false},
 		"from and to":                  {f.anaTok, "?from=" + url.QueryEscape(date(-6*time.Hour)) + "&to=" + url.QueryEscape(date(-2*time.Hour)), []int64{f.canceled, f.failed}, false},
 		"to excludes its instant":      {f.anaTok, "?to=" + url.QueryEscape(date(-72*time.Hour)), []int64{}, false},
+		"since and until, as times":    {f.anaTok, "?since=" + url.QueryEscape(date(-6*time.Hour)) + "&until=" + url.QueryEscape(date(-2*time.Hour)), []int64{f.canceled, f.failed}, false},
+		"since a date":                 {f.anaTok, "?since=2026-11-16", []int64{small[0], small[1], small[2], f.twice, f.canceled, f.failed}, false},
 		"first page of 3":              {f.anaTok, "?limit=3", all[:3], true},
 		"last page exactly full":       {f.anaTok, "?limit=7", all, false},
 	}
