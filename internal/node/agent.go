@@ -42,6 +42,12 @@ type Agent struct {
 	RunAsSelf bool
 	// Procs reads processes; zero: the host's /proc.
 	Procs gpu.ProcFS
+	// Shared is the admin's sharing of this host's GPUs (index → slots):
+	// each is registered as its slots, for share jobs (shared.go). MPS
+	// says the host runs the CUDA MPS server: runs on slots are then also
+	// given MPS's limits.
+	Shared SharedGPUs
+	MPS    bool
 
 	nodeID atomic.Int64
 	offer  atomic.Pointer[offered] // what the last registration offered
@@ -114,7 +120,7 @@ func (a *Agent) startRunner(ctx context.Context) error {
 	work, _ := a.GPUs.(gpu.Workloads)
 	r := &runner{ctx: ctx, files: runFiles{dir: dir}, procfs: procs, logger: a.Logger, work: work,
 		mapping: a.UserMap, asSelf: a.RunAsSelf, report: agentReporter{a}, runs: map[int64]*run{},
-		host: a.Hostname}
+		host: a.Hostname, slots: a.offeredSlots, mps: a.MPS}
 	a.runs.Store(r)
 	return r.reattach()
 }
@@ -127,7 +133,7 @@ func (a *Agent) session(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	gpus, off := registration(devs)
+	gpus, off := registration(devs, a.Shared)
 	req := api.RegisterNodeRequest{Hostname: a.Hostname, AgentVersion: a.Version, GPUs: gpus}
 	reg, err := a.Client.RegisterNode(ctx, req)
 	if err != nil {

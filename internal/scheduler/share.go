@@ -72,8 +72,10 @@ func (sg *sharedGPU) need(j *Job) int {
 // neither waits behind the head nor blocks it (nor anyone): whole-GPU and
 // MIG jobs compete for other devices. Placement is best fit: of the
 // shared GPUs (matching its model and node) with enough free slots, the
-// one left with the least free memory, so that GPUs fill up one by one
-// and large shares still find room; then node ID, index.
+// one whose slots exceed the request by the least memory (a quarter takes
+// a quarter slot, not half a GPU), then the one left with the least free
+// memory, so that GPUs fill up one by one and large shares still find
+// room; then node ID, index.
 func (p *pass) decideShare(qj *qjob, o *outcome) {
 	j := qj.job
 	if msg := p.shareNeverFits(j, qj.f); msg != "" {
@@ -96,7 +98,7 @@ func (p *pass) decideShare(qj *qjob, o *outcome) {
 // placeShare picks the slots of one shared GPU for j, or nil.
 func (p *pass) placeShare(j *Job, f *filter, dur int64) []int32 {
 	var best []int32
-	bestLeft := int64(-1)
+	bestWaste, bestLeft := int64(0), int64(-1)
 	for i := range p.sharedGPUs() {
 		sg := &p.shared[i]
 		if !f.ok(p, sg.slots[0]) {
@@ -116,8 +118,10 @@ func (p *pass) placeShare(j *Job, f *filter, dur int64) []int32 {
 		if len(free) < k {
 			continue
 		}
-		if left := int64(len(free)-k) * sg.slotMiB; bestLeft < 0 || left < bestLeft {
-			best, bestLeft = free[:k], left
+		waste := int64(k)*sg.slotMiB - max(int64(j.GPUShare*float64(int64(sg.n)*sg.slotMiB)), j.GPUShareMemoryMiB)
+		left := int64(len(free)-k) * sg.slotMiB
+		if bestLeft < 0 || waste < bestWaste || (waste == bestWaste && left < bestLeft) {
+			best, bestWaste, bestLeft = free[:k], waste, left
 		}
 	}
 	return best
