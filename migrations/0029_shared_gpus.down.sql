@@ -1,5 +1,6 @@
 -- Slot devices are kept for the history that refers to them, as whole GPUs
 -- no longer present: their nodes register again as whole GPUs.
+DROP TABLE job_memory_overruns;
 ALTER TABLE jobs DROP COLUMN share_memory_mib, DROP COLUMN gpu_share;
 UPDATE gpus SET present = false, kind = 'whole', parent_uuid = NULL, slices = 0, parent_slices = 0 WHERE kind = 'share';
 ALTER TABLE gpus

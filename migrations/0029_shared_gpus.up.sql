@@ -21,3 +21,14 @@ ALTER TABLE gpus
 ALTER TABLE jobs
     ADD COLUMN gpu_share double precision NOT NULL DEFAULT 0 CHECK (gpu_share >= 0 AND gpu_share <= 1),
     ADD COLUMN share_memory_mib bigint NOT NULL DEFAULT 0 CHECK (share_memory_mib >= 0);
+
+-- A share job whose processes use more GPU memory than its share, as its
+-- node agent measures: since when (the overrun policy stops it after its
+-- grace), and the last reading. The row goes when the job is back under.
+CREATE TABLE job_memory_overruns (
+    job_id bigint PRIMARY KEY REFERENCES jobs (id) ON DELETE CASCADE,
+    since timestamptz NOT NULL,
+    used_mib bigint NOT NULL,
+    limit_mib bigint NOT NULL,
+    updated_at timestamptz NOT NULL
+);

@@ -54,8 +54,9 @@ type Agent struct {
 	runs   atomic.Pointer[runner]
 	life   atomic.Pointer[context.Context] // Run's: its end stops the watching of leases
 
-	leases  leaseBook    // the leases of local processes (/acquire, adopted)
-	leaseMu sync.RWMutex // held to create a lease (read) and to adopt leases (write)
+	leases   leaseBook    // the leases of local processes (/acquire, adopted)
+	memWatch memoryWatch  // share jobs' GPU memory (watch_memory.go)
+	leaseMu  sync.RWMutex // held to create a lease (read) and to adopt leases (write)
 }
 
 // MaxRetryPause is the longest the agent waits before trying the control

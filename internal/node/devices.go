@@ -93,6 +93,7 @@ func (a *Agent) samples(ctx context.Context, off offered) ([]gpu.Sample, error) 
 			return nil, errDevicesChanged
 		}
 	}
+	a.watchMemory(whole, off) // share jobs over their memory (watch_memory.go)
 	m, ok := a.GPUs.(gpu.MIGManager)
 	if !ok {
 		return out, nil

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -119,5 +120,35 @@ func TestSharePlacement(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestSharePolicyKeys(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		change func(*Config)
+		bad    string // the key named in the error; "" valid
+	}{
+		"defaults":             {change: func(*Config) {}},
+		"warn only":            {change: func(c *Config) { c.GPUMemoryOverrun.Action = OverrunWarn }},
+		"unknown action":       {change: func(c *Config) { c.GPUMemoryOverrun.Action = "kill" }, bad: "gpu_memory_overrun.action"},
+		"negative grace":       {change: func(c *Config) { c.GPUMemoryOverrun.Grace = -1 }, bad: "gpu_memory_overrun.grace"},
+		"session quarter":      {change: func(c *Config) { c.SessionGPUShare = 0.25 }},
+		"session share over 1": {change: func(c *Config) { c.SessionGPUShare = 2 }, bad: "session_gpu_share"},
+	}
+	for name, tc := range tests {
+		c := DefaultConfig()
+		tc.change(&c)
+		err := c.Validate()
+		if (tc.bad == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.bad)) {
+			t.Errorf("%s: Validate() = %v, want error naming %q", name, err, tc.bad)
+		}
+	}
+	p := MemoryOverrunPolicy{}
+	if p.Stops(t0, t0.Add(59*time.Second)) || !p.Stops(t0, t0.Add(time.Minute)) {
+		t.Error("the default policy should stop after 60 s over, not before")
+	}
+	if (MemoryOverrunPolicy{Action: OverrunWarn}).Stops(t0, t0.Add(time.Hour)) {
+		t.Error("a warn-only policy stops")
 	}
 }
