@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
 	"github.com/gpuscheduler/gpuscheduler/internal/node"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
@@ -164,5 +165,57 @@ func TestParseSharedGPUs(t *testing.T) {
 		case tc.want != "!" && (err != nil || got.String() != tc.want):
 			t.Errorf("%s: ParseSharedGPUs(%q) = %q, %v; want %q", name, tc.in, got.String(), err, tc.want)
 		}
+	}
+}
+
+// One host with MIG slices, shared GPUs and whole GPUs side by side: a
+// slice job, a share job and a whole-GPU job run at once, each on its kind
+// of device, and each process sees its own CUDA_VISIBLE_DEVICES.
+func TestSliceShareAndWholeSideBySide(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t)
+	spec, _ := gpu.ParseFakeSpec("1x4:H100-80GB")
+	spec, err := spec.WithMIG("0:7x1g.10gb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.fake = gpu.NewFake(t.Name(), spec)
+	shared, err := node.ParseSharedGPUs("0-1:4", 4) // GPU 0 is in MIG mode: its slices win
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &node.Agent{Client: apiclient.New(c.s.URL, c.nodeToken), GPUs: c.fake, Hostname: "h", Version: "test",
+		Logger: c.s.Logger.With("agent", "test"), Interval: time.Second, StateDir: c.stateDir, Shared: shared}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = a.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	c.agent = a
+	waitFor(t, "7 slices, 4 slots and 2 whole GPUs", func() bool { return liveGPUs(t, c.s.DB, c.node.ID) == 13 })
+
+	env := `echo "gpus=$CUDA_VISIBLE_DEVICES share=$GPUSCHED_GPU_SHARE"; sleep 30`
+	slice := c.submitOn(t, env, "1g.10gb", 1)
+	share := c.submitShare(t, env, `"gpu_share": 0.5`)
+	whole := c.submitOn(t, env, "", 2)
+	for _, id := range []int64{slice, share, whole} {
+		c.waitState(t, id, "running")
+	}
+	kinds := map[int64]string{}
+	for _, id := range []int64{slice, share, whole} {
+		for _, g := range c.heldDevices(t, id) {
+			kinds[id] += fmt.Sprintf("%s:%d ", g.Kind, g.Index)
+		}
+	}
+	want := map[int64]string{slice: "mig:0 ", share: "share:1 share:1 ", whole: "whole:2 whole:3 "}
+	if d := cmp.Diff(want, kinds); d != "" {
+		t.Errorf("devices held (-want +got)\n%s", d)
+	}
+	sliceUUID := c.heldDevices(t, slice)[0].UUID
+	for id, out := range map[int64]string{slice: "gpus=" + sliceUUID + " share=\n", share: "gpus=1 share=0.5\n", whole: "gpus=2,3 share=\n"} {
+		waitFor(t, fmt.Sprintf("job %d's environment", id), func() bool { return strings.Contains(c.logs(t, id).Data, out) })
+	}
+	for _, id := range []int64{slice, share, whole} {
+		c.s.Do(t, "DELETE", fmt.Sprintf("/api/v1/queue/%d", id), c.user, "")
+		c.waitState(t, id, "canceled")
 	}
 }
