@@ -27,8 +27,9 @@ type GPUStatusJSON struct {
 	State       string  `json:"state"`
 	AllocatedTo *string `json:"allocated_to"`
 	Holder      string  `json:"holder,omitempty"`
-	// Kind is "whole", or "mig" for a MIG device of the GPU ParentUUID
-	// (its id is its parent's index), with its Profile ("1g.10gb").
+	// Kind is "whole", "mig" for a MIG device of the GPU ParentUUID (its
+	// id is its parent's index), with its Profile ("1g.10gb"), or "share"
+	// for a slot of the shared GPU ParentUUID.
 	Kind       string `json:"kind"`
 	Profile    string `json:"profile,omitempty"`
 	ParentUUID string `json:"parent_uuid,omitempty"`

@@ -83,6 +83,9 @@ func clusterView(nodes []models.NodeStatus, res models.Reservations, now time.Ti
 			if g.ParentUUID != nil {
 				vg.ParentUUID = *g.ParentUUID
 			}
+			if g.Kind == models.GPUShare {
+				vg.SharedSlots = g.ParentSlices
+			}
 			if g.JobID != nil {
 				vg.JobID = *g.JobID
 			}
@@ -104,6 +107,18 @@ func clusterView(nodes []models.NodeStatus, res models.Reservations, now time.Ti
 				c.Totals.Idle++
 			}
 			vn.GPUs = append(vn.GPUs, vg)
+			if vg.SharedSlots > 0 { // a slot of a shared GPU: its GPU's memory once, its slots counted apart
+				c.Totals.MemoryUsedMiB += g.MemoryUsedMiB / int64(vg.SharedSlots)
+				c.Totals.MemoryTotalMiB += g.MemoryMiB
+				c.Totals.Shares++
+				switch vg.State {
+				case "free":
+					c.Totals.FreeShares++
+				case "allocated":
+					c.Totals.AllocatedShares++
+				}
+				continue
+			}
 			c.Totals.MemoryUsedMiB += g.MemoryUsedMiB
 			c.Totals.MemoryTotalMiB += g.MemoryMiB
 			if vg.Profile != "" { // a MIG device: counted apart, and it has no utilization of its own

@@ -37,7 +37,7 @@ func jobJSON(j *models.Job, owner string, now time.Time) api.Job {
 		LeaseExpiresAt: j.LeaseExpiresAt, LeaseTTLS: j.LeaseTTLS, LeaseConfirmedAt: j.LeaseConfirmedAt, ExitCode: j.ExitCode, FailureReason: j.FailureReason,
 		Position: j.QueuePosition, Reason: j.PendingReason, ReasonCode: j.PendingCode, EstimatedStartTime: j.EstimatedStartAt,
 		Checkpoint: j.Checkpoint, AttainedGPUHours: j.AttainedGPUS / 3600, WaitsFor: waitsForJSON(j.WaitsFor),
-		ArrayJobID: j.ArrayJobID, ArrayTaskID: j.ArrayTaskID,
+		ArrayJobID: j.ArrayJobID, ArrayTaskID: j.ArrayTaskID, GPUShare: j.GPUShare, GPUMemoryMiB: j.ShareMemoryMiB,
 	}
 	if j.Checkpoint {
 		out.StopGraceS = j.StopGraceS

@@ -93,6 +93,9 @@ func jobFrom(s *api.SubmitRequest, u *models.User, cp models.Capacity, can func(
 // submittedGPUs checks the GPUs s asks for against the cluster and sets
 // them on j.
 func submittedGPUs(s *api.SubmitRequest, j *models.Job, cp models.Capacity) error {
+	if s.GPUShare != nil || s.GPUMemory != "" {
+		return submittedShare(s, j, cp) // job_share_spec.go
+	}
 	if s.GPUCount == nil {
 		return invalid("gpu_count", "required: how many GPUs")
 	}

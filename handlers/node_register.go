@@ -15,8 +15,11 @@ import (
 )
 
 // maxGPUsPerNode bounds a registration's devices; real hosts have at most
-// 16 GPUs, each of at most 7 MIG devices.
-const maxGPUsPerNode = 128
+// 16 GPUs, each of at most 7 MIG devices or maxSharedSlots slots.
+const maxGPUsPerNode = 16 * maxSharedSlots
+
+// maxSharedSlots is the most slots a GPU can be shared into.
+const maxSharedSlots = 16
 
 // NodeRegister handles POST /api/v1/nodes/register: the node agent of the
 // calling node token reports its host and GPU inventory.
@@ -69,8 +72,8 @@ func validateInventory(req api.RegisterNodeRequest) ([]models.GPUInventory, erro
 			return nil, invalid(field+".uuid", "required, at most 128 characters")
 		case seenUUID[g.UUID]:
 			return nil, invalid(field+".uuid", "%q appears twice", g.UUID)
-		case kind != api.KindWhole && kind != api.KindMIG:
-			return nil, invalid(field+".kind", "must be %s or %s, got %q", api.KindWhole, api.KindMIG, g.Kind)
+		case kind != api.KindWhole && kind != api.KindMIG && kind != api.KindShare:
+			return nil, invalid(field+".kind", "must be %s, %s or %s, got %q", api.KindWhole, api.KindMIG, api.KindShare, g.Kind)
 		case g.Index < 0 || (seenIndex[g.Index] != "" && (kind == api.KindWhole || seenIndex[g.Index] == api.KindWhole)):
 			return nil, invalid(field+".index", "must be a distinct number ≥ 0 (MIG devices share their GPU's), got %d", g.Index)
 		case strings.TrimSpace(g.Model) == "" || len(g.Model) > 128:
@@ -81,7 +84,11 @@ func validateInventory(req api.RegisterNodeRequest) ([]models.GPUInventory, erro
 		seenUUID[g.UUID], seenIndex[g.Index] = true, kind
 		item := models.GPUInventory{Index: g.Index, UUID: g.UUID, Model: g.Model, MemoryMiB: g.MemoryMiB,
 			NVLinkGroup: g.NVLinkGroup, Kind: kind}
-		if err := validateMIG(field, kind, g.MIG, &item); err != nil {
+		if kind == api.KindShare {
+			if err := validateShare(field, g, &item); err != nil {
+				return nil, err
+			}
+		} else if err := validateMIG(field, kind, g.MIG, &item); err != nil {
 			return nil, err
 		}
 		inv = append(inv, item)
@@ -114,3 +121,22 @@ func validateMIG(field, kind string, m *api.NodeMIG, item *models.GPUInventory) 
 // migProfile is a MIG device's profile as nvidia-smi names it: "1g.10gb",
 // "1c.3g.40gb", "1g.10gb+me".
 var migProfile = regexp.MustCompile(`^(?:\d+c\.)?\d+g\.\d+gb(?:[+-][a-z][a-z.]*)?$`)
+
+// validateShare checks a shared GPU's slot and copies it into item: it
+// names its GPU and 2–maxSharedSlots slots, and describes no MIG slice.
+func validateShare(field string, g api.NodeGPU, item *models.GPUInventory) error {
+	m := g.Share
+	switch {
+	case g.MIG != nil:
+		return invalid(field+".mig", "only a device of kind %s describes a MIG slice", api.KindMIG)
+	case m == nil:
+		return invalid(field+".share", "required for a device of kind %s", api.KindShare)
+	case strings.TrimSpace(m.ParentUUID) == "" || len(m.ParentUUID) > 128:
+		return invalid(field+".share.parent_uuid", "required, at most 128 characters")
+	case m.Slots < 2 || m.Slots > maxSharedSlots:
+		return invalid(field+".share.slots", "must be 2–%d, got %d", maxSharedSlots, m.Slots)
+	}
+	parent := m.ParentUUID
+	item.ParentUUID, item.Slices, item.ParentSlices = &parent, 1, m.Slots
+	return nil
+}

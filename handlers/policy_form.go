@@ -87,6 +87,12 @@ var policySections = []policySection{orderSection,
 			help: "H100 = 2.5, A100 = 1.2: a model prices every GPU whose model name contains it (the longest match wins)"},
 		{key: "currency", label: "Currency", kind: keyText, optional: true, help: "EUR, USD or credits: said beside every cost"},
 	}},
+	{title: "Shared GPUs", open: true, help: "Jobs on a shared GPU (--gpu-share, --gpu-memory) and sessions.", keys: []policyKey{
+		{key: "gpu_memory_overrun.action", label: "A share job over its GPU memory", kind: keySelect, optional: true, options: []views.Option{
+			{Value: "", Label: "stop: tell the owner, then stop the job after the grace"}, {Value: "warn", Label: "warn: tell the owner only"}}},
+		{key: "gpu_memory_overrun.grace", label: "Grace before the stop", kind: keyDuration, unit: "duration", optional: true, help: "empty: 60s"},
+		{key: "session_gpu_share", label: "Sessions take", kind: keyFloat, unit: "of a shared GPU, 0 to 1", optional: true, help: "empty or 0: whole GPUs"},
+	}},
 	{title: "Attained service (las, gittins)", keys: []policyKey{
 		{key: "las.thresholds_gpu_hours", label: "Level boundaries", kind: keyFloats, unit: "GPU-hours, ascending", help: "n boundaries make n+1 levels; \"queue 1 of 4\" is the first level"},
 		{key: "las.starvation_limit", label: "Promote after waiting", kind: keyDuration, unit: "duration", help: "0: never promote"},

@@ -20,6 +20,10 @@ type Capacity struct {
 	LargestNode     int              // most devices on one node
 	Models          map[string]int64 // model or profile → largest memory (MiB)
 	NodeGPUsByModel map[string]int   // model or profile → most devices of it on one node
+	// SharedGPUs is the shared GPUs' models → the largest shared GPU's
+	// memory (MiB, all its slots). Slots of shared GPUs are in no other
+	// field but TotalGPUs: a whole-GPU request never matches them.
+	SharedGPUs map[string]int64
 }
 
 // ClusterCapacity reads the cluster's capacity.
@@ -29,11 +33,14 @@ func ClusterCapacity(ctx context.Context, db bun.IDB) (Capacity, error) {
 		Model     string `bun:"model"`
 		MemoryMiB int64  `bun:"memory_mib"`
 		Profile   string `bun:"profile"`
+		Kind      string `bun:"kind"`
+		Slots     int64  `bun:"parent_slices"`
 	}
-	if err := db.NewSelect().Model((*GPU)(nil)).Column("node_id", "model", "memory_mib", "profile").Where("present").Scan(ctx, &rows); err != nil {
+	if err := db.NewSelect().Model((*GPU)(nil)).Column("node_id", "model", "memory_mib", "profile", "kind", "parent_slices").
+		Where("present").Scan(ctx, &rows); err != nil {
 		return Capacity{}, fmt.Errorf("models: cluster capacity: %w", err)
 	}
-	c := Capacity{Models: map[string]int64{}, NodeGPUsByModel: map[string]int{}}
+	c := Capacity{Models: map[string]int64{}, NodeGPUsByModel: map[string]int{}, SharedGPUs: map[string]int64{}}
 	perNode := map[int64]int{}
 	perNodeModel := map[string]int{}
 	for _, r := range rows {
@@ -41,6 +48,10 @@ func ClusterCapacity(ctx context.Context, db bun.IDB) (Capacity, error) {
 			r.Model = strings.ToLower(r.Profile)
 		}
 		c.TotalGPUs++
+		if r.Kind == GPUShare {
+			c.SharedGPUs[r.Model] = max(c.SharedGPUs[r.Model], r.MemoryMiB*r.Slots)
+			continue
+		}
 		perNode[r.NodeID]++
 		key := fmt.Sprintf("%d\x00%s", r.NodeID, r.Model)
 		perNodeModel[key]++
@@ -72,4 +83,17 @@ func (c Capacity) MatchModels(model string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// SharedMemory is the memory (MiB) of the largest shared GPU whose model
+// contains model (case-insensitive; "" any), and whether there is one.
+func (c Capacity) SharedMemory(model string) (int64, bool) {
+	want := strings.ToLower(strings.TrimSpace(model))
+	most, ok := int64(0), false
+	for m, mem := range c.SharedGPUs {
+		if strings.Contains(strings.ToLower(m), want) {
+			most, ok = max(most, mem), true
+		}
+	}
+	return most, ok
 }

@@ -74,6 +74,7 @@ type GPU struct {
 const (
 	GPUWhole = "whole" // a GPU outside MIG mode
 	GPUMIG   = "mig"   // a MIG device: a slice of a GPU in MIG mode
+	GPUShare = "share" // a slot of a shared GPU: 1 of ParentSlices slots of the GPU ParentUUID
 )
 
 // GPUInventory is what a node reports of one schedulable device when it

@@ -26,22 +26,27 @@ var Executors = []string{ExecutorLease, ExecutorNode, ExecutorRay}
 type Job struct {
 	bun.BaseModel `bun:"table:jobs,alias:job"`
 
-	ID                 int64             `bun:"id,pk,autoincrement" json:"id"`
-	Name               string            `bun:"name,notnull" json:"name"`
-	OwnerID            int64             `bun:"owner_id,notnull" json:"owner_id"`
-	TeamID             *int64            `bun:"team_id" json:"team_id,omitempty"`
-	State              string            `bun:"state,notnull" json:"state"`
-	Command            string            `bun:"command,notnull" json:"command"`
-	Workdir            string            `bun:"workdir,notnull" json:"workdir"`
-	Env                map[string]string `bun:"env,type:jsonb,notnull" json:"env"`
-	JobType            string            `bun:"job_type,notnull" json:"job_type"`
-	GPUCount           int               `bun:"gpu_count,notnull" json:"gpu_count"`
-	GPUMemoryMiB       *int64            `bun:"gpu_memory_mib" json:"gpu_memory_mib,omitempty"`
-	GPUModel           string            `bun:"gpu_model,notnull" json:"gpu_model"`
-	AllowMultiNode     bool              `bun:"allow_multi_node,notnull" json:"allow_multi_node"`
-	Priority           int               `bun:"priority,notnull" json:"priority"`
-	Preemptible        bool              `bun:"preemptible,notnull" json:"preemptible"`
-	EstimatedDurationS *int64            `bun:"estimated_duration_s" json:"estimated_duration_s,omitempty"`
+	ID           int64             `bun:"id,pk,autoincrement" json:"id"`
+	Name         string            `bun:"name,notnull" json:"name"`
+	OwnerID      int64             `bun:"owner_id,notnull" json:"owner_id"`
+	TeamID       *int64            `bun:"team_id" json:"team_id,omitempty"`
+	State        string            `bun:"state,notnull" json:"state"`
+	Command      string            `bun:"command,notnull" json:"command"`
+	Workdir      string            `bun:"workdir,notnull" json:"workdir"`
+	Env          map[string]string `bun:"env,type:jsonb,notnull" json:"env"`
+	JobType      string            `bun:"job_type,notnull" json:"job_type"`
+	GPUCount     int               `bun:"gpu_count,notnull" json:"gpu_count"`
+	GPUMemoryMiB *int64            `bun:"gpu_memory_mib" json:"gpu_memory_mib,omitempty"`
+	GPUModel     string            `bun:"gpu_model,notnull" json:"gpu_model"`
+	// GPUShare (0 < share ≤ 1) or ShareMemoryMiB asks for part of one
+	// shared GPU (GPUCount is then 1): the slots that hold them
+	// (scheduler.SlotsNeeded). 0, 0: whole GPUs or MIG devices.
+	GPUShare           float64 `bun:"gpu_share,notnull" json:"gpu_share,omitempty"`
+	ShareMemoryMiB     int64   `bun:"share_memory_mib,notnull" json:"share_memory_mib,omitempty"`
+	AllowMultiNode     bool    `bun:"allow_multi_node,notnull" json:"allow_multi_node"`
+	Priority           int     `bun:"priority,notnull" json:"priority"`
+	Preemptible        bool    `bun:"preemptible,notnull" json:"preemptible"`
+	EstimatedDurationS *int64  `bun:"estimated_duration_s" json:"estimated_duration_s,omitempty"`
 	// TimeLimitS is the job's time limit, as Slurm's: a run past it is
 	// stopped (SIGTERM, its stop grace, SIGKILL) and the job ends timeout;
 	// nil: no limit.
@@ -137,8 +142,9 @@ WITH j AS (
     INSERT INTO jobs (name, owner_id, team_id, state, command, workdir, env, job_type, gpu_count, gpu_memory_mib,
         gpu_model, allow_multi_node, priority, preemptible, estimated_duration_s, executor, max_retries,
         submitted_at, updated_at, lease_ttl_s, client_ref, checkpoint, stop_grace_s, submit_token, time_limit_s,
-        waits_for)
-    VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18, $19, $20, $21, $22, $23, $24)
+        waits_for, gpu_share, share_memory_mib)
+    VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18, $19, $20, $21, $22, $23, $24,
+        $25, $26)
     RETURNING id
 ), e AS (
     INSERT INTO job_events (job_id, to_state, reason, actor_user_id, created_at)
@@ -159,7 +165,7 @@ func CreateJob(ctx context.Context, q Querier, j *Job, now time.Time) error {
 	err = q.QueryRow(ctx, createJobSQL, j.Name, j.OwnerID, j.TeamID, j.Command, j.Workdir, string(env), j.JobType,
 		j.GPUCount, j.GPUMemoryMiB, j.GPUModel, j.AllowMultiNode, j.Priority, j.Preemptible, j.EstimatedDurationS,
 		j.Executor, j.MaxRetries, now, j.LeaseTTLS, j.ClientRef, j.Checkpoint, j.StopGraceS, j.SubmitToken, j.TimeLimitS,
-		j.WaitsFor).Scan(&j.ID)
+		j.WaitsFor, j.GPUShare, j.ShareMemoryMiB).Scan(&j.ID)
 	if err != nil {
 		return fmt.Errorf("models: create job: %w", err)
 	}

@@ -32,6 +32,7 @@ const (
 	EventHoldExpired    = "hold.expired"     // booking (the hold): its TTL passed unused
 	EventGPUIdle        = "gpu.idle"         // job, idle: the allocation sat idle for the policy's time
 	EventGPUReclaimed   = "gpu.reclaimed"    // job, idle: the idle allocation was given back
+	EventJobMemoryOver  = "job.memory_over"  // job, reason: on a shared GPU, it uses more memory than its share
 	EventNodeDown       = "node.down"        // node: a node stopped heartbeating (admins)
 	EventNodeUp         = "node.up"          // node: a node came back (admins)
 	// EventInvariantRepaired: reason: the invariant sweep found a GPU held
@@ -43,7 +44,7 @@ const (
 var Events = []string{
 	EventJobStarted, EventJobFinished, EventJobFailed, EventJobCanceled, EventJobTimeout, EventJobPreempted,
 	EventJobWaitingLong, EventBookingStart, EventBookingEnded, EventBookingClashed, EventHoldExpired,
-	EventGPUIdle, EventGPUReclaimed, EventNodeDown, EventNodeUp, EventInvariantRepaired,
+	EventGPUIdle, EventGPUReclaimed, EventJobMemoryOver, EventNodeDown, EventNodeUp, EventInvariantRepaired,
 }
 
 // AdminEvents go to administrators rather than to an owner.
@@ -77,7 +78,7 @@ func DefaultPreferences() map[string][]string {
 	// A start is frequent and expected: nowhere unless asked for.
 	out[EventJobStarted] = []string{}
 	for _, e := range []string{EventJobFinished, EventJobFailed, EventJobTimeout, EventJobPreempted, EventBookingStart,
-		EventBookingClashed, EventGPUIdle, EventGPUReclaimed, EventNodeDown, EventInvariantRepaired} {
+		EventBookingClashed, EventGPUIdle, EventGPUReclaimed, EventJobMemoryOver, EventNodeDown, EventInvariantRepaired} {
 		out[e] = slices.Clone(all)
 	}
 	return out

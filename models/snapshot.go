@@ -72,7 +72,7 @@ func loadGPUs(ctx context.Context, db bun.IDB, s *scheduler.Snapshot) error {
 SELECT g.id, g.node_id, g.idx, g.model, g.memory_mib, coalesce(g.nvlink_group, -1), g.health <> 'failed', g.drained,
        -- Processes on a GPU nobody was given are someone's work outside the scheduler.
        g.processes <> '[]'::jsonb AND NOT EXISTS (SELECT 1 FROM allocations a WHERE a.gpu_id = g.id AND a.released_at IS NULL),
-       g.profile
+       g.profile, CASE WHEN g.kind = 'share' THEN g.parent_slices ELSE 0 END
 FROM gpus g WHERE g.present ORDER BY g.node_id, g.idx, g.id`)
 	if err != nil {
 		return fmt.Errorf("models: snapshot gpus: %w", err)
@@ -80,7 +80,7 @@ FROM gpus g WHERE g.present ORDER BY g.node_id, g.idx, g.id`)
 	defer closeRows()
 	for r.Next() {
 		var g scheduler.GPU
-		if err := r.Scan(&g.ID, &g.NodeID, &g.Index, &g.Model, &g.MemoryMiB, &g.NVLinkGroup, &g.Healthy, &g.Drained, &g.Foreign, &g.Profile); err != nil {
+		if err := r.Scan(&g.ID, &g.NodeID, &g.Index, &g.Model, &g.MemoryMiB, &g.NVLinkGroup, &g.Healthy, &g.Drained, &g.Foreign, &g.Profile, &g.SharedSlots); err != nil {
 			return fmt.Errorf("models: snapshot gpus: %w", err)
 		}
 		s.GPUs = append(s.GPUs, g)
@@ -98,7 +98,8 @@ const snapshotJobColumns = `j.id, j.owner_id, j.team_id, j.state, j.name, j.gpu_
        j.job_type, coalesce(j.started_at, j.scheduled_at),
        j.queue_position, j.pending_code, j.pending_reason, j.estimated_start_at,
        j.checkpoint, j.stop_grace_s, j.attained_gpu_s, j.preempted_at, j.stop_kind <> '', j.time_limit_s, j.waits_for,
-       j.array_job_id, coalesce((SELECT a.max_running FROM job_arrays a WHERE a.id = j.array_job_id), 0)`
+       j.array_job_id, coalesce((SELECT a.max_running FROM job_arrays a WHERE a.id = j.array_job_id), 0),
+       j.gpu_share, j.share_memory_mib`
 
 // snapshotJobsQuery reads every queued job and every job holding GPUs, in
 // submission order.
@@ -134,7 +135,8 @@ func scanJob(r rows) (snapJob, error) {
 	if err := r.Scan(&sj.ID, &sj.UserID, &teamID, &out.state, &sj.Name, &sj.GPUCount, &mem, &sj.GPUModel,
 		&sj.AllowMultiNode, &sj.Priority, &sj.Preemptible, &sj.SubmittedAt, &node, &est,
 		&out.jobType, &started, &position, &out.ex.Code, &out.ex.Reason, &eta,
-		&sj.Checkpoint, &graceS, &sj.AttainedGPUSeconds, &preempt, &sj.Stopping, &limit, &waits, &array, &sj.ArrayMaxRunning); err != nil {
+		&sj.Checkpoint, &graceS, &sj.AttainedGPUSeconds, &preempt, &sj.Stopping, &limit, &waits, &array, &sj.ArrayMaxRunning,
+		&sj.GPUShare, &sj.GPUShareMemoryMiB); err != nil {
 		return out, fmt.Errorf("models: snapshot jobs: %w", err)
 	}
 	if teamID != nil {

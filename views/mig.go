@@ -8,24 +8,27 @@ import (
 // gpuGroup is what a node card draws in one tile: a whole GPU, or a GPU in
 // MIG mode as its slices.
 type gpuGroup struct {
-	GPU    GPU   // the whole GPU; for a MIG GPU, its first slice
-	Slices []GPU // a MIG GPU's slices, in order; nil for a whole GPU
+	GPU    GPU   // the whole GPU; for a MIG or shared GPU, its first slice or slot
+	Slices []GPU // a MIG GPU's slices or a shared GPU's slots, in order; nil for a whole GPU
+	Shared bool  // Slices are a shared GPU's slots
 }
 
 // gpuGroups gathers a node's devices into tiles: each whole GPU alone, the
-// MIG devices of one GPU (same index) together.
+// MIG devices of one GPU (same index) together, the slots of a shared GPU
+// together.
 func gpuGroups(gpus []GPU) []gpuGroup {
 	var out []gpuGroup
 	for _, g := range gpus {
-		if g.Profile == "" {
+		if g.Profile == "" && g.SharedSlots == 0 {
 			out = append(out, gpuGroup{GPU: g})
 			continue
 		}
-		if n := len(out); n > 0 && out[n-1].Slices != nil && out[n-1].GPU.Index == g.Index {
+		shared := g.SharedSlots > 0
+		if n := len(out); n > 0 && out[n-1].Slices != nil && out[n-1].Shared == shared && out[n-1].GPU.Index == g.Index {
 			out[n-1].Slices = append(out[n-1].Slices, g)
 			continue
 		}
-		out = append(out, gpuGroup{GPU: g, Slices: []GPU{g}})
+		out = append(out, gpuGroup{GPU: g, Slices: []GPU{g}, Shared: shared})
 	}
 	return out
 }
@@ -75,9 +78,14 @@ func sliceLabel(g GPU) string {
 // has any, are free: "5 of 8 GPUs free" or "3 of 4 GPUs and 20 of 28 MIG
 // slices free".
 func nodeCounts(n Node) string {
-	gpus, free, slices, sfree := 0, 0, 0, 0
+	gpus, free, slices, sfree, slots, slfree := 0, 0, 0, 0, 0, 0
 	for _, g := range n.GPUs {
 		switch {
+		case g.SharedSlots > 0:
+			slots++
+			if g.State == "free" {
+				slfree++
+			}
 		case g.Profile != "":
 			slices++
 			if g.State == "free" {
@@ -90,8 +98,17 @@ func nodeCounts(n Node) string {
 			}
 		}
 	}
-	if slices == 0 {
-		return fmt.Sprintf("%d of %d GPUs free", free, gpus)
+	s := fmt.Sprintf("%d of %d GPUs", free, gpus)
+	if slices > 0 {
+		s += fmt.Sprintf(" and %d of %d MIG slices", sfree, slices)
 	}
-	return fmt.Sprintf("%d of %d GPUs and %d of %d MIG slices free", free, gpus, sfree, slices)
+	if slots > 0 {
+		s += fmt.Sprintf(" and %d of %d shared slots", slfree, slots)
+	}
+	return s + " free"
+}
+
+// slotLabel names slot i of a shared GPU for a screen reader.
+func slotLabel(g GPU, i int) string {
+	return fmt.Sprintf("GPU %d shared slot %d of %d: %s", g.Index, i+1, g.SharedSlots, StateLabel(g.State))
 }

@@ -241,7 +241,12 @@ func NodeCard(n Node, now time.Time) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			for _, grp := range gpuGroups(n.GPUs) {
-				if grp.Slices != nil {
+				if grp.Shared {
+					templ_7745c5c3_Err = SharedTile(grp.Slices).Render(ctx, templ_7745c5c3_Buffer)
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+				} else if grp.Slices != nil {
 					templ_7745c5c3_Err = MIGTile(grp.Slices).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err

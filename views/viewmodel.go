@@ -125,6 +125,9 @@ type ClusterTotals struct {
 	// Slices, FreeSlices and AllocatedSlices count MIG devices, which the
 	// GPU counts above leave out (a GPU in MIG mode is offered as its slices).
 	Slices, FreeSlices, AllocatedSlices int
+	// Shares, FreeShares and AllocatedShares count slots of shared GPUs,
+	// which the GPU counts leave out too.
+	Shares, FreeShares, AllocatedShares int
 	AvgUtilizationPct                   float64
 	MemoryUsedMiB, MemoryTotalMiB       int64
 }
@@ -174,6 +177,10 @@ type GPU struct {
 	Profile    string
 	ParentUUID string
 	Slices     int
+	// SharedSlots is, for a slot of a shared GPU (the GPU Index,
+	// ParentUUID), how many slots the GPU is shared into; 0 otherwise. The
+	// node card draws a shared GPU as its slots (SharedTile).
+	SharedSlots int
 }
 
 // ErrorPage is shown for non-API errors.

@@ -117,6 +117,7 @@ func authzRows() map[string]authzRow {
 		"POST /api/v1/nodes/register":                 {req: path("", `{}`), want: node},
 		"GET /api/v1/nodes/self":                      {want: node}, // node doctor
 		"POST /api/v1/nodes/:id/heartbeat":            {req: path("/api/v1/nodes/1/heartbeat", `{}`), want: node},
+		"POST /api/v1/nodes/:id/memory":               {req: path("/api/v1/nodes/1/memory", `{}`), want: node},
 		"GET /api/v1/nodes/:id/commands":              {req: path("/api/v1/nodes/1/commands", ""), want: node},
 		"POST /api/v1/nodes/:id/commands/:cmd/result": {req: path("/api/v1/nodes/1/commands/1/result", `{}`), want: node},
 		"POST /api/v1/nodes/:id/commands/:cmd/exit":   {req: path("/api/v1/nodes/1/commands/1/exit", `{}`), want: node},

@@ -112,6 +112,7 @@ func sweepRows(preset string) map[string]sweepRow {
 		"POST /api/v1/nodes/register": {as: "node", body: `{"hostname":"gpu-a.lab","agent_version":"1.0","gpus":[{"index":0,"uuid":"GPU-a-0","model":"NVIDIA H100 80GB HBM3","memory_mib":81559,"nvlink_group":0}]}`, accepts: []string{"body.gpus[0].nvlink_group: -1"}},
 		"POST /api/v1/nodes/:id/heartbeat": {as: "node", path: "/api/v1/nodes/{node}/heartbeat", body: `{"gpus":[{"uuid":"GPU-a-0","utilization_pct":50,"memory_used_mib":100,"temperature_c":40,"power_w":100,"power_limit_w":700,"health":"ok","health_reason":"","processes":[{"pid":1,"user":"ana","name":"python","memory_mib":10}]}],"leases":[{job}]}`,
 			accepts: []string{"body.gpus[0].temperature_c: -1"}},
+		"POST /api/v1/nodes/:id/memory":               {as: "node", path: "/api/v1/nodes/{node}/memory", body: `{"readings":[{"job_id":{job},"used_mib":100,"limit_mib":20000}]}`},
 		"GET /api/v1/nodes/:id/commands":              {as: "node", path: "/api/v1/nodes/{node}/commands?wait=0", query: []string{"after"}},
 		"POST /api/v1/nodes/:id/commands/:cmd/result": {as: "node", path: "/api/v1/nodes/{node}/commands/1/result", body: `{"ok":true,"message":"started","pid":42,"running":true}`},
 		"POST /api/v1/nodes/:id/commands/:cmd/exit":   {as: "node", path: "/api/v1/nodes/{node}/commands/1/exit", body: `{"exit_code":0,"signal":"","lost":false,"message":"done"}`},

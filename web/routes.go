@@ -106,6 +106,7 @@ func (s *Server) routes(o Options) {
 	node.POST("/register", h.NodeRegister)
 	node.GET("/self", h.NodeSelf) // node doctor checks token and clock
 	node.POST("/:id/heartbeat", h.NodeHeartbeat)
+	node.POST("/:id/memory", h.NodeMemory) // share jobs' GPU memory against their shares
 	node.GET("/:id/commands", h.NodeCommands)
 	node.POST("/:id/commands/:cmd/result", h.NodeCommandResult)
 	node.POST("/:id/commands/:cmd/exit", h.NodeCommandExit)

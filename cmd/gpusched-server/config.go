@@ -60,6 +60,9 @@ type Config struct {
 	// the model's real profiles (--sim-mig, GPUSCHED_SIM_MIG, e.g.
 	// "0-3:7x1g.10gb"; default none: all whole); the other nodes stay whole.
 	SimMIG string
+	// SimShared shares the last simulated node's GPUs into slots for share
+	// jobs (--sim-shared, GPUSCHED_SIM_SHARED, e.g. "0-1:4"; default none).
+	SimShared string
 	// DBMaxConns caps the connection pool (GPUSCHED_DB_MAX_CONNS, default 20).
 	DBMaxConns int
 	// ShutdownTimeout bounds a graceful stop (GPUSCHED_SHUTDOWN_TIMEOUT, default 20s).
@@ -114,6 +117,7 @@ func bindServeFlags(fs *pflag.FlagSet) {
 	fs.String("listen", "", "listen address (env GPUSCHED_LISTEN, default 127.0.0.1:8080)")
 	fs.String("sim-nodes", "", `simulated cluster in --dev, e.g. "2x8:H100-80GB", or "none" (env GPUSCHED_SIM_NODES)`)
 	fs.String("sim-mig", "", `with --sim-nodes: split the first simulated node's GPUs into MIG devices, e.g. "0-3:7x1g.10gb"; the others stay whole (env GPUSCHED_SIM_MIG)`)
+	fs.String("sim-shared", "", `with --sim-nodes: share the last simulated node's GPUs into slots for --gpu-share jobs, e.g. "0-1:4" (env GPUSCHED_SIM_SHARED)`)
 }
 
 // loadConfig reads the environment (through getenv) and the flags that were set.
@@ -161,6 +165,7 @@ func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 		NodeDownAfter:     dur("GPUSCHED_NODE_DOWN_AFTER", 30*time.Second),
 		SimNodes:          str("sim-nodes", "2x8:H100-80GB", "GPUSCHED_SIM_NODES"),
 		SimMIG:            str("sim-mig", "", "GPUSCHED_SIM_MIG"),
+		SimShared:         str("sim-shared", "", "GPUSCHED_SIM_SHARED"),
 		ShutdownTimeout:   dur("GPUSCHED_SHUTDOWN_TIMEOUT", 20*time.Second),
 		HoldTTL:           dur("GPUSCHED_HOLD_TTL", 15*time.Minute),
 	}

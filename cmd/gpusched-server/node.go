@@ -35,6 +35,11 @@ type NodeConfig struct {
 	Port       int               // GPUSCHED_PORT: the local API on 127.0.0.1 (0: off)
 	StateDir   string            // GPUSCHED_NODE_STATE_DIR: records of running jobs
 	UserMap    map[string]string // GPUSCHED_NODE_USER_MAP: "email=unixuser,…" over users' own unix_user
+	// Shared is the admin's sharing of the host's GPUs into slots for share
+	// jobs (--shared-gpus, GPUSCHED_NODE_SHARED_GPUS, e.g. "0-1:4"); MPS
+	// says the host runs the CUDA MPS server (--mps, GPUSCHED_NODE_MPS=1).
+	Shared string
+	MPS    bool
 }
 
 func newNodeCmd() *cobra.Command {
@@ -68,6 +73,8 @@ the next agent on the same --state-dir follows them again.`,
 	f.StringVar(&c.FakeMIG, "fake-mig", "", `with --fake-gpus: split GPUs into MIG devices with the real profiles of the model, e.g. "0-3:7x1g.10gb;4:2x3g.40gb"`)
 	f.IntVar(&c.Port, "port", 0, "port of the local API on 127.0.0.1 (env GPUSCHED_PORT, default 9123; -1: off)")
 	f.StringVar(&c.StateDir, "state-dir", "", "where running jobs are recorded (env GPUSCHED_NODE_STATE_DIR; default /var/lib/gpusched/node as root, else ~/.local/state/gpusched/node)")
+	f.StringVar(&c.Shared, "shared-gpus", "", `share GPUs into slots for --gpu-share jobs, e.g. "0-1:4;3:2" or "all:4" (env GPUSCHED_NODE_SHARED_GPUS)`)
+	f.BoolVar(&c.MPS, "mps", false, "the host runs the CUDA MPS server: give share jobs MPS's thread and memory limits (env GPUSCHED_NODE_MPS=1)")
 	f.StringVar(&userMap, "user-map", "", `job owners' Unix users, "ana@example.com=ana,…" (env GPUSCHED_NODE_USER_MAP), over each user's own mapping`)
 	return cmd
 }
@@ -97,6 +104,10 @@ func (c *NodeConfig) fromEnv(cmd *cobra.Command, userMap string) error {
 			}
 			c.Port = n
 		}
+	}
+	c.Shared = cmp.Or(c.Shared, os.Getenv("GPUSCHED_NODE_SHARED_GPUS"))
+	if !cmd.Flags().Changed("mps") {
+		c.MPS = os.Getenv("GPUSCHED_NODE_MPS") == "1" || os.Getenv("GPUSCHED_NODE_MPS") == "true"
 	}
 	host, _ := os.Hostname()
 	c.Name = cmp.Or(c.Name, host)
@@ -144,8 +155,12 @@ func runNode(ctx context.Context, c NodeConfig) error {
 	// A kept connection for the heartbeats, reports and log uploads.
 	client.Transport = nethttp.New(&http.Client{Timeout: 30 * time.Second})
 	client.UserAgent = "gpusched-node/" + version
+	shared, err := node.ParseSharedGPUs(c.Shared, 0)
+	if err != nil {
+		return fmt.Errorf("--shared-gpus: %w", err)
+	}
 	agent := &node.Agent{Client: client, GPUs: gpus, Hostname: c.Name, Version: version, Logger: logger,
-		Interval: 5 * time.Second, StateDir: c.StateDir, UserMap: c.UserMap}
+		Interval: 5 * time.Second, StateDir: c.StateDir, UserMap: c.UserMap, Shared: shared, MPS: c.MPS}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -162,7 +177,7 @@ func runNode(ctx context.Context, c NodeConfig) error {
 		})
 		logger.Info("local API listening", "url", "http://"+ln.Addr().String())
 	}
-	err := agent.Run(ctx)
+	err = agent.Run(ctx)
 	cancel()
 	wg.Wait()
 	return err

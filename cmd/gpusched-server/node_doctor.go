@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -32,7 +33,11 @@ Reads the same flags and environment as gpusched node. Exits 1 when a check fail
 			if err := c.doctorEnv(cmd, userMap); err != nil {
 				return err
 			}
-			d := &node.Doctor{UserMap: c.UserMap, StateDir: c.StateDir, Port: c.Port}
+			shared, err := node.ParseSharedGPUs(c.Shared, 0)
+			if err != nil {
+				return fmt.Errorf("--shared-gpus: %w", err)
+			}
+			d := &node.Doctor{UserMap: c.UserMap, StateDir: c.StateDir, Port: c.Port, Shared: shared, MPS: c.MPS}
 			if migLayout = cmp.Or(migLayout, os.Getenv("GPUSCHED_NODE_MIG_LAYOUT")); migLayout != "" {
 				l, err := gpu.ParseLayout(migLayout)
 				if err != nil {
@@ -72,6 +77,8 @@ Reads the same flags and environment as gpusched node. Exits 1 when a check fail
 	f.StringVar(&c.Name, "name", "", "host name (default: this host's name)")
 	f.StringVar(&c.FakeGPUs, "fake-gpus", "", `check simulated GPUs, e.g. "1x8:H100-80GB"`)
 	f.StringVar(&c.FakeMIG, "fake-mig", "", `with --fake-gpus: split them into MIG devices, e.g. "0-3:7x1g.10gb"`)
+	f.StringVar(&c.Shared, "shared-gpus", "", `GPUs the agent shares into slots, e.g. "0-1:4": show the slots offered (env GPUSCHED_NODE_SHARED_GPUS)`)
+	f.BoolVar(&c.MPS, "mps", false, "the host runs the CUDA MPS server (env GPUSCHED_NODE_MPS=1)")
 	f.StringVar(&migLayout, "mig-layout", "", `the MIG layout the host should have, e.g. "gpu 0-3: 7x1g.10gb; gpu 4: 2x3g.40gb": show what applying it would change (env GPUSCHED_NODE_MIG_LAYOUT)`)
 	f.IntVar(&c.Port, "port", 0, "port of the local API (env GPUSCHED_PORT, default 9123; -1: not checked)")
 	f.StringVar(&c.StateDir, "state-dir", "", "the agent's state folder (env GPUSCHED_NODE_STATE_DIR)")

@@ -107,7 +107,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	}
 	stopSim := func() {}
 	if cfg.Dev && cfg.SimNodes != "none" {
-		if stopSim, err = startSimNodes(bg, db.DB, cfg.SimNodes, cfg.SimMIG, "http://"+ln.Addr().String(), cfg.DataDir, logger); err != nil {
+		if stopSim, err = startSimNodes(bg, db.DB, cfg.SimNodes, cfg.SimMIG, cfg.SimShared, "http://"+ln.Addr().String(), cfg.DataDir, logger); err != nil {
 			logger.Error("simulated nodes did not start", "err", err)
 			stopSim = func() {}
 		}

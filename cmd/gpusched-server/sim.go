@@ -37,6 +37,7 @@ type simFlags struct {
 	noSteer                bool
 	mig                    string // --mig 4x7:1g.10gb: compare with and without slices
 	migStretch             bool
+	shared                 string // --shared 4x4: compare with and without shared GPUs
 }
 
 func newSimCmd() *cobra.Command {
@@ -74,6 +75,7 @@ default ("default") are compared, in this order:
 	fl.StringVar(&f.format, "format", "", "trace format: "+strings.Join(sim.Formats, ", ")+" (default: from the header)")
 	fl.StringVar(&f.cluster, "cluster", "2x8:H100", "simulated cluster, NODESxGPUS:MODEL; @F after a model makes jobs run F times their trace runtime there, + joins node groups (1x8:L4@2.5+1x8:H100)")
 	fl.StringVar(&f.mig, "mig", "", "split the cluster's first GPUs into MIG slices, GPUSxPERGPU:PROFILE[+…] (4x7:1g.10gb), and compare each policy with and without: fractional jobs (Alibaba gpu_milli < 1000) take one slice instead of a whole GPU")
+	fl.StringVar(&f.shared, "shared", "", "share the cluster's first GPUs into slots, GPUSxSLOTS[+…] (4x4), and compare each policy with and without: fractional jobs (Alibaba gpu_milli < 1000) take their share of one shared GPU instead of a whole GPU")
 	fl.BoolVar(&f.migStretch, "mig-stretch", false, "with --mig: a job on a slice smaller than the share of a GPU it used runs share/fraction times longer")
 	fl.BoolVar(&f.noSteer, "no-steer", false, "on a cluster of several GPU models, do not steer jobs between them by the scoring model (SCHEDULER_* settings)")
 	fl.Float64Var(&f.load, "load", 0.9, "offered load to scale arrivals to (0: trace times)")
@@ -111,6 +113,12 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 	}
 	if c.MIG, err = sim.ParseMIG(f.mig); err != nil {
 		return err
+	}
+	if c.Shared, err = sim.ParseShared(f.shared); err != nil {
+		return err
+	}
+	if f.shared != "" && f.mig != "" {
+		return errors.New("--shared and --mig each compare fractions with whole GPUs: give one of them")
 	}
 	if f.migStretch && f.mig == "" {
 		return errors.New("--mig-stretch stretches jobs on MIG slices: give --mig too")
@@ -171,7 +179,7 @@ func runSim(cmd *cobra.Command, f simFlags) error {
 		f.agent.Seed = f.seed
 		return sim.RunHolds(cmd.OutOrStdout(), w, policies, f.agent, f.json, runtime.GOMAXPROCS(0))
 	}
-	if f.mig != "" {
+	if f.mig != "" || f.shared != "" {
 		return runSimMIG(cmd, f, sim.Report{Trace: tr, Workload: w, Users: f.users, Seed: f.seed, Load: f.load, Limit: f.limit}, policies)
 	}
 	ms, err := sim.Compare(w, policies, runtime.GOMAXPROCS(0))

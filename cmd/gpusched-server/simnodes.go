@@ -26,7 +26,10 @@ const simTokenName = "dev simulated node"
 // them again. Tokens from earlier runs are revoked. migText, unless empty,
 // splits the first node's GPUs into MIG devices (gpu.FakeSpec.WithMIG); the
 // other nodes stay whole, so that a job of a whole node still fits.
-func startSimNodes(ctx context.Context, db *models.DB, specText, migText, baseURL, dataDir string, logger *slog.Logger) (stop func(), err error) {
+// sharedText, unless empty, shares the last node's GPUs into slots
+// (node.ParseSharedGPUs), so that with three nodes a slice job, a share job
+// and a whole-node job run at once.
+func startSimNodes(ctx context.Context, db *models.DB, specText, migText, sharedText, baseURL, dataDir string, logger *slog.Logger) (stop func(), err error) {
 	spec, err := gpu.ParseFakeSpec(specText)
 	if err != nil {
 		return nil, err
@@ -35,6 +38,10 @@ func startSimNodes(ctx context.Context, db *models.DB, specText, migText, baseUR
 		if spec, err = spec.WithMIG(migText); err != nil {
 			return nil, fmt.Errorf("--sim-mig: %w", err)
 		}
+	}
+	shared, err := node.ParseSharedGPUs(sharedText, spec.GPUsPerNode)
+	if err != nil {
+		return nil, fmt.Errorf("--sim-shared: %w", err)
 	}
 	tokens := make([]string, spec.Nodes)
 	names := make([]string, spec.Nodes)
@@ -84,6 +91,9 @@ func startSimNodes(ctx context.Context, db *models.DB, specText, migText, baseUR
 			// Simulated hosts: the server's own user runs everyone's jobs.
 			RunAsSelf: true,
 		}
+		if i == spec.Nodes-1 && (i > 0 || migText == "") {
+			agent.Shared = shared
+		}
 		agents = append(agents, agent)
 		wg.Go(func() {
 			if err := agent.Run(ctx); err != nil {
@@ -91,7 +101,7 @@ func startSimNodes(ctx context.Context, db *models.DB, specText, migText, baseUR
 			}
 		})
 	}
-	logger.Info("simulated nodes started", "nodes", spec.Nodes, "gpus_per_node", spec.GPUsPerNode, "model", spec.Model, "mig", migText)
+	logger.Info("simulated nodes started", "nodes", spec.Nodes, "gpus_per_node", spec.GPUsPerNode, "model", spec.Model, "mig", migText, "shared", sharedText)
 	return func() {
 		cancel()
 		wg.Wait()

@@ -6,16 +6,19 @@ import "time"
 // a priority change, a lease's release or renewal, and each job of the
 // queue (GET /api/v1/jobs/{id} adds its timeline and GPUs).
 type Job struct {
-	ID                 int64             `json:"id"`
-	ClientRef          string            `json:"client_ref,omitempty"`
-	Name               string            `json:"name"`
-	User               string            `json:"user"`
-	State              string            `json:"state"` // see the Job… state constants
-	Priority           int               `json:"priority"`
-	PriorityName       string            `json:"priority_name"`
-	RequestedGPUs      int               `json:"requested_gpus"`
-	GPUModel           string            `json:"gpu_model,omitempty"`
-	MemoryGB           float64           `json:"memory_gb,omitempty"`
+	ID            int64   `json:"id"`
+	ClientRef     string  `json:"client_ref,omitempty"`
+	Name          string  `json:"name"`
+	User          string  `json:"user"`
+	State         string  `json:"state"` // see the Job… state constants
+	Priority      int     `json:"priority"`
+	PriorityName  string  `json:"priority_name"`
+	RequestedGPUs int     `json:"requested_gpus"`
+	GPUModel      string  `json:"gpu_model,omitempty"`
+	MemoryGB      float64 `json:"memory_gb,omitempty"`
+	// GPUShare and GPUMemoryMiB are what a share job asked of a shared GPU.
+	GPUShare           float64           `json:"gpu_share,omitempty"`
+	GPUMemoryMiB       int64             `json:"gpu_memory_mib,omitempty"`
 	AllowMultiNode     bool              `json:"allow_multi_node"`
 	Preemptible        bool              `json:"preemptible"`
 	Executor           string            `json:"executor"`

@@ -14,17 +14,28 @@ type NodeGPU struct {
 	// MemoryMiB is the device's own memory: a MIG device's share.
 	MemoryMiB   int64 `json:"memory_mib"`
 	NVLinkGroup *int  `json:"nvlink_group,omitempty"`
-	// Kind is KindWhole (the default when empty) or KindMIG.
+	// Kind is KindWhole (the default when empty), KindMIG or KindShare.
 	Kind string `json:"kind,omitempty"`
 	// MIG names the device's parent GPU and profile; set exactly when Kind
 	// is KindMIG.
 	MIG *NodeMIG `json:"mig,omitempty"`
+	// Share names a slot's shared GPU; set exactly when Kind is KindShare.
+	Share *NodeShare `json:"share,omitempty"`
+}
+
+// NodeShare describes one slot of a shared GPU in a registration: the GPU
+// (by UUID; the slot's own UUID is the agent's name for it) and how many
+// slots it is shared into. MemoryMiB of the slot is the GPU's over Slots.
+type NodeShare struct {
+	ParentUUID string `json:"parent_uuid"`
+	Slots      int    `json:"slots"`
 }
 
 // The kinds of schedulable device in a registration.
 const (
 	KindWhole = "whole" // a GPU outside MIG mode
 	KindMIG   = "mig"   // a MIG device: a slice of a GPU in MIG mode
+	KindShare = "share" // a slot of a GPU an admin shares N ways (time-sliced)
 )
 
 // NodeMIG describes a MIG device in a registration.

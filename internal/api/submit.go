@@ -9,7 +9,13 @@ type SubmitRequest struct {
 	GPUCount *int     `json:"gpu_count,omitempty"`
 	MemoryGB *float64 `json:"memory_gb,omitempty"` // at least, per GPU
 	GPUModel string   `json:"gpu_model,omitempty"` // matches part of the model's name
-	Priority Priority `json:"priority,omitempty"`
+	// GPUShare (0 < share ≤ 1) and/or GPUMemory ("20G", ParseMemoryMiB)
+	// ask for part of one shared GPU instead of whole GPUs: the job gets
+	// as many of the GPU's slots as hold both. gpu_count is then 1 or
+	// absent; memory_gb and allow_multi_node do not apply.
+	GPUShare  *float64 `json:"gpu_share,omitempty"`
+	GPUMemory string   `json:"gpu_memory,omitempty"`
+	Priority  Priority `json:"priority,omitempty"`
 	// EstimatedDuration is how long the job is expected to run (for
 	// backfill and ETAs); optional, and never enforced.
 	EstimatedDuration Seconds `json:"estimated_duration,omitempty"`

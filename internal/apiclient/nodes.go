@@ -33,3 +33,13 @@ func (c *Client) NodeSelf(ctx context.Context) (*api.NodeSelf, error) {
 	}
 	return &out, nil
 }
+
+// ReportMemory sends a node's readings of share jobs' GPU memory; the
+// answer says what the server did about each (warned, stopping…).
+func (c *Client) ReportMemory(ctx context.Context, id int64, req api.MemoryReadingsRequest) (*api.MemoryReadingsResponse, error) {
+	var out api.MemoryReadingsResponse
+	if err := c.Do(ctx, "POST", fmt.Sprintf("/api/v1/nodes/%d/memory", id), req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

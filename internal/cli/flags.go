@@ -38,7 +38,7 @@ func (a aliasValue) Set(s string) error {
 
 // The API's field names as the commands' flags name them.
 var (
-	jobFlags = map[string]string{"gpu_count": "--gpus", "memory_gb": "--mem", "gpu_model": "--gpu-type", "priority": "--priority",
+	jobFlags = map[string]string{"gpu_count": "--gpus", "memory_gb": "--mem", "gpu_model": "--gpu-type", "gpu_share": "--gpu-share", "gpu_memory": "--gpu-memory", "priority": "--priority",
 		"estimated_duration": "--time", "estimated_duration_seconds": "--time", "name": "--name", "allow_multi_node": "--multi-node",
 		"executor": "--executor", "workdir": "--workdir", "env": "--env", "job_type": "--job-type", "stop_grace": "--stop-grace",
 		"stop_grace_seconds": "--stop-grace", "command": "the command"}

@@ -38,7 +38,7 @@ func newQueueCmd() *cobra.Command {
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "ID\tUSER\tNAME\tST\tGPUS\tPRIO\tWHEN\tREASON")
 			for _, j := range q.RunningJobs {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", queueID(j), j.User, j.Name, stateCode(j.State), j.RequestedGPUs,
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", queueID(j), j.User, j.Name, stateCode(j.State), gpusColumn(j),
 					j.PriorityName, running(j, now), arrayWords(j, ""))
 			}
 			for _, j := range q.QueuedJobs {
@@ -46,7 +46,7 @@ func newQueueCmd() *cobra.Command {
 				if j.Position != nil {
 					pos = "#" + strconv.Itoa(*j.Position)
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\tPD\t%d\t%s\t%s\t%s\n", queueID(j), j.User, j.Name, j.RequestedGPUs, j.PriorityName,
+				fmt.Fprintf(w, "%s\t%s\t%s\tPD\t%s\t%s\t%s\t%s\n", queueID(j), j.User, j.Name, gpusColumn(j), j.PriorityName,
 					eta(j, now), arrayWords(j, pos+" "+localtime.InstantsNear(j.Reason, now, time.Local)))
 			}
 			if err := w.Flush(); err != nil {

@@ -21,6 +21,8 @@ func newSubmitCmd() *cobra.Command {
 	var dependency string
 	var asJSON bool
 	var idemKey string
+	var share float64
+	var gpuMemory string
 	cmd := &cobra.Command{
 		Use:   "submit [flags] -- COMMAND [ARGS…]",
 		Short: "Queue a job; prints its id and place in the queue",
@@ -28,13 +30,29 @@ func newSubmitCmd() *cobra.Command {
   gpusched submit -g 8 --gpu-type H100 --priority high -- torchrun --nproc-per-node 8 train.py
   gpusched submit -g 1 --after ok:41 --name evaluate -- python eval.py
   gpusched submit -g 1 --array 0-99%8 --name sweep -- sh -c 'python train.py --seed $GPUSCHED_ARRAY_TASK_ID'
-  gpusched submit -g 2 --gpu-type 1g.10gb -- python eval.py   # two MIG slices`,
+  gpusched submit -g 2 --gpu-type 1g.10gb -- python eval.py   # two MIG slices
+  gpusched submit --gpu-share 0.25 -- python notebook_eval.py  # a quarter of a shared GPU
+  gpusched submit --gpu-memory 20G -- python small_finetune.py # 20 GB of a shared GPU`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
 				return err
 			}
 			req.Command, req.GPUCount = shellJoin(args), &gpus
+			if share > 0 || gpuMemory != "" { // part of one shared GPU: -g does not apply unless given
+				if !cmd.Flags().Changed("gpus") {
+					req.GPUCount = nil
+				}
+				if share > 0 {
+					req.GPUShare = &share
+				}
+				if gpuMemory != "" {
+					if _, err := api.ParseMemoryMiB(gpuMemory); err != nil {
+						return fmt.Errorf("--gpu-memory: %w", err)
+					}
+					req.GPUMemory = gpuMemory
+				}
+			}
 			if memGB > 0 {
 				req.MemoryGB = &memGB
 			}
@@ -109,6 +127,8 @@ func newSubmitCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.IntVarP(&gpus, "gpus", "g", 1, "GPUs, all at once (gang)")
 	f.Float64Var(&memGB, "mem", 0, "minimum memory per GPU in GB")
+	f.Float64Var(&share, "gpu-share", 0, "a fraction of one shared GPU, e.g. 0.25 (instead of whole GPUs)")
+	f.StringVar(&gpuMemory, "gpu-memory", "", "memory of one shared GPU, e.g. 20G (instead of whole GPUs; with --gpu-share, both)")
 	f.StringVar(&req.GPUModel, "gpu-type", "", "GPU model, e.g. H100 (matches part of the name), or a MIG profile, e.g. 1g.10gb (that slice of a GPU)")
 	deprecatedAlias(cmd, "model", "gpu-type")
 	f.StringVarP(&priority, "priority", "p", "", "low, normal, high or critical (admins)")

@@ -70,6 +70,7 @@ type Fake struct {
 	rng     *rand.Rand
 	outside bool
 	jobs    map[int]fakeJob // by pid: what the agent runs here
+	procMem map[int]int64   // by pid: GPU memory a test set (SetProcessMemory)
 
 	seed       uint64
 	profiles   []Profile // the model's MIG profiles; none without MIG

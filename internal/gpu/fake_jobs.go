@@ -1,9 +1,11 @@
 package gpu
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Workloads is implemented by providers whose telemetry the agent drives
@@ -23,6 +25,9 @@ type fakeJob struct {
 	name    string
 	indices []int
 	uuids   []string // MIG devices it runs on
+	// share is the fraction of its GPU it was given, on slots of a shared
+	// GPU ("GPU-…/share-1-of-4" UUIDs); 0: whole GPUs.
+	share float64
 }
 
 // Started implements Workloads.
@@ -39,6 +44,17 @@ func (f *Fake) StartedOn(pid int, user, name string, uuids []string) {
 	defer f.mu.Unlock()
 	j := fakeJob{pid: pid, user: user, name: name}
 	for _, u := range uuids {
+		gpuUUID, slot, isSlot := strings.Cut(u, "/")
+		if isSlot { // a slot of a shared GPU: the process runs on the GPU
+			var k, n int
+			if _, err := fmt.Sscanf(slot, "share-%d-of-%d", &k, &n); err == nil && n > 0 {
+				j.share += 1 / float64(n)
+			}
+			if i := slices.IndexFunc(f.devices, func(d Device) bool { return d.UUID == gpuUUID }); i >= 0 && !slices.Contains(j.indices, f.devices[i].Index) {
+				j.indices = append(j.indices, f.devices[i].Index)
+			}
+			continue
+		}
 		if i := slices.IndexFunc(f.devices, func(d Device) bool { return d.UUID == u }); i >= 0 {
 			j.indices = append(j.indices, f.devices[i].Index)
 		} else {
@@ -82,9 +98,39 @@ func (f *Fake) jobSample(d Device, jobs []fakeJob) Sample {
 	util := 88 + f.rng.IntN(12)
 	used := int64(float64(d.MemoryMiB)*0.62) + int64(f.rng.IntN(512))
 	procs := make([]Process, len(jobs))
+	shared := false
 	for i, j := range jobs {
-		procs[i] = Process{PID: j.pid, User: j.user, Name: j.name, MemoryMiB: used / int64(len(jobs))}
+		mem := used / int64(len(jobs))
+		if j.share > 0 { // on a shared GPU: half its share, unless told
+			mem, shared = int64(float64(d.MemoryMiB)*j.share/2), true
+		}
+		if m, ok := f.procMem[j.pid]; ok {
+			mem, shared = m, true
+		}
+		procs[i] = Process{PID: j.pid, User: j.user, Name: j.name, MemoryMiB: mem}
+	}
+	if shared {
+		used = 0
+		for _, p := range procs {
+			used += p.MemoryMiB
+		}
 	}
 	return Sample{UUID: d.UUID, UtilizationPct: util, MemoryUsedMiB: used, Processes: procs,
 		TemperatureC: 31 + util*42/100 + f.rng.IntN(3), PowerW: 69 + util*59/10 + f.rng.IntN(12), PowerLimitW: 700, Health: "ok"}
+}
+
+// SetProcessMemory makes process pid use mib MiB of GPU memory in the
+// fake's samples from now on (as NVML reports per process), so tests can
+// drive the over-memory watcher; a negative mib forgets it.
+func (f *Fake) SetProcessMemory(pid int, mib int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.procMem == nil {
+		f.procMem = map[int]int64{}
+	}
+	if mib < 0 {
+		delete(f.procMem, pid)
+		return
+	}
+	f.procMem[pid] = mib
 }

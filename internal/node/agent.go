@@ -42,14 +42,21 @@ type Agent struct {
 	RunAsSelf bool
 	// Procs reads processes; zero: the host's /proc.
 	Procs gpu.ProcFS
+	// Shared is the admin's sharing of this host's GPUs (index → slots):
+	// each is registered as its slots, for share jobs (shared.go). MPS
+	// says the host runs the CUDA MPS server: runs on slots are then also
+	// given MPS's limits.
+	Shared SharedGPUs
+	MPS    bool
 
 	nodeID atomic.Int64
 	offer  atomic.Pointer[offered] // what the last registration offered
 	runs   atomic.Pointer[runner]
 	life   atomic.Pointer[context.Context] // Run's: its end stops the watching of leases
 
-	leases  leaseBook    // the leases of local processes (/acquire, adopted)
-	leaseMu sync.RWMutex // held to create a lease (read) and to adopt leases (write)
+	leases   leaseBook    // the leases of local processes (/acquire, adopted)
+	memWatch memoryWatch  // share jobs' GPU memory (watch_memory.go)
+	leaseMu  sync.RWMutex // held to create a lease (read) and to adopt leases (write)
 }
 
 // MaxRetryPause is the longest the agent waits before trying the control
@@ -114,7 +121,7 @@ func (a *Agent) startRunner(ctx context.Context) error {
 	work, _ := a.GPUs.(gpu.Workloads)
 	r := &runner{ctx: ctx, files: runFiles{dir: dir}, procfs: procs, logger: a.Logger, work: work,
 		mapping: a.UserMap, asSelf: a.RunAsSelf, report: agentReporter{a}, runs: map[int64]*run{},
-		host: a.Hostname}
+		host: a.Hostname, slots: a.offeredSlots, mps: a.MPS}
 	a.runs.Store(r)
 	return r.reattach()
 }
@@ -127,7 +134,7 @@ func (a *Agent) session(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	gpus, off := registration(devs)
+	gpus, off := registration(devs, a.Shared)
 	req := api.RegisterNodeRequest{Hostname: a.Hostname, AgentVersion: a.Version, GPUs: gpus}
 	reg, err := a.Client.RegisterNode(ctx, req)
 	if err != nil {

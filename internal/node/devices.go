@@ -15,10 +15,13 @@ import (
 var errDevicesChanged = errors.New("node: the GPUs' MIG layout changed; registering again")
 
 // offered is what the agent registered: the devices jobs can be given, by
-// UUID, and the GPUs in MIG mode whose MIG devices they are.
+// UUID, and the GPUs in MIG mode or shared whose MIG devices or slots they
+// are; slots and shared describe the shared GPUs' slots (shared.go).
 type offered struct {
 	devices map[string]bool
 	parents map[string]bool
+	slots   map[string]slot     // slot UUID → its GPU
+	shared  map[string][]string // shared GPU's UUID → its slots' UUIDs
 }
 
 // schedulable lists what the agent offers: with a provider that knows MIG,
@@ -39,20 +42,32 @@ func (a *Agent) schedulable(ctx context.Context) ([]gpu.Device, error) {
 	return devs, nil
 }
 
-// registration turns devices into the registration's GPUs, and remembers
-// what they are for the heartbeats.
-func registration(devs []gpu.Device) ([]api.NodeGPU, offered) {
-	out := make([]api.NodeGPU, len(devs))
-	off := offered{devices: map[string]bool{}, parents: map[string]bool{}}
-	for i, d := range devs {
-		out[i] = api.NodeGPU{Index: d.Index, UUID: d.UUID, Model: d.Model, MemoryMiB: d.MemoryMiB, NVLinkGroup: d.NVLinkGroup,
+// registration turns devices into the registration's GPUs, a GPU shared
+// N ways (outside MIG mode) into its N slots, and remembers what they are
+// for the heartbeats.
+func registration(devs []gpu.Device, shared SharedGPUs) ([]api.NodeGPU, offered) {
+	out := make([]api.NodeGPU, 0, len(devs))
+	off := offered{devices: map[string]bool{}, parents: map[string]bool{}, slots: map[string]slot{}, shared: map[string][]string{}}
+	for _, d := range devs {
+		if n := shared[d.Index]; n >= 2 && d.MIG == nil {
+			for _, s := range shareDevices(d, n) {
+				out = append(out, s)
+				off.devices[s.UUID] = true
+				off.slots[s.UUID] = slot{parent: d.UUID, index: d.Index, n: n, gpuMiB: d.MemoryMiB}
+				off.shared[d.UUID] = append(off.shared[d.UUID], s.UUID)
+			}
+			off.parents[d.UUID] = true
+			continue
+		}
+		g := api.NodeGPU{Index: d.Index, UUID: d.UUID, Model: d.Model, MemoryMiB: d.MemoryMiB, NVLinkGroup: d.NVLinkGroup,
 			Kind: api.KindWhole}
 		if d.MIG != nil {
-			out[i].Kind = api.KindMIG
-			out[i].MIG = &api.NodeMIG{ParentUUID: d.MIG.ParentUUID, Profile: d.MIG.Profile, Slices: d.MIG.Slices,
+			g.Kind = api.KindMIG
+			g.MIG = &api.NodeMIG{ParentUUID: d.MIG.ParentUUID, Profile: d.MIG.Profile, Slices: d.MIG.Slices,
 				ParentSlices: d.MIG.ParentSlices}
 			off.parents[d.MIG.ParentUUID] = true
 		}
+		out = append(out, g)
 		off.devices[d.UUID] = true
 	}
 	return out, off
@@ -72,10 +87,13 @@ func (a *Agent) samples(ctx context.Context, off offered) ([]gpu.Sample, error) 
 		switch {
 		case off.devices[s.UUID]:
 			out = append(out, s)
+		case len(off.shared[s.UUID]) > 0:
+			out = append(out, shareSamples(s, off.shared[s.UUID])...)
 		case !off.parents[s.UUID]:
 			return nil, errDevicesChanged
 		}
 	}
+	a.watchMemory(whole, off) // share jobs over their memory (watch_memory.go)
 	m, ok := a.GPUs.(gpu.MIGManager)
 	if !ok {
 		return out, nil

@@ -57,6 +57,10 @@ type Doctor struct {
 	// MIGLayout is the MIG layout the host should have: the doctor says
 	// what applying it would change (a dry run); nil: none given.
 	MIGLayout gpu.Layout
+	// Shared and MPS are the agent's --shared-gpus and --mps: the doctor
+	// shows the slots offered (doctor_shared.go).
+	Shared SharedGPUs
+	MPS    bool
 }
 
 // Run performs every check, in the order an operator fixes things.

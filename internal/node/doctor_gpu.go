@@ -51,6 +51,7 @@ func (d *Doctor) gpuChecks(ctx context.Context) []Check {
 		}
 	}
 	out = append(out, d.migChecks(ctx, mig)...)
+	out = append(out, d.sharedChecks(devs, mig)...)
 	if len(noPersist) > 0 {
 		out = append(out, Check{Status: Warn, Name: "persistence", Detail: "persistence mode off for GPUs " + strings.Join(noPersist, ","),
 			Fix: "enable nvidia-persistenced (systemctl enable --now nvidia-persistenced) or nvidia-smi -pm 1, so jobs start fast and the driver stays loaded"})

@@ -188,3 +188,32 @@ func TestDoctorShowsMIGLayout(t *testing.T) {
 		t.Errorf("MIG lines (-want +got):\n%s", diff)
 	}
 }
+
+// node doctor shows the GPUs shared and their slots, and warns of shared
+// GPUs the host lacks or has in MIG mode.
+func TestDoctorShowsSharedGPUs(t *testing.T) {
+	t.Parallel()
+	spec, _ := gpu.ParseFakeSpec("1x4:H100-80GB")
+	spec, err := spec.WithMIG("3:7x1g.10gb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, err := node.ParseSharedGPUs("0-1:4;3:2;9:2", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &node.Doctor{GPUs: gpu.NewFake("shared", spec), StateDir: t.TempDir(), Shared: shared}
+	var got []string
+	for _, c := range d.Run(context.Background()) {
+		if c.Name == "shared gpus" {
+			got = append(got, fmt.Sprintf("%s %s: %s", c.Status, c.Name, c.Detail))
+		}
+	}
+	wantLines := []string{
+		"OK shared gpus: GPU 0: 4 slots of 20389 MiB; GPU 1: 4 slots of 20389 MiB; MPS off: GPUSCHED_GPU_MEMORY_LIMIT is the jobs' to keep",
+		"WARN shared gpus: GPU 3 is in MIG mode: offered as its MIG devices, not shared; GPU 9 is not on this host",
+	}
+	if diff := cmp.Diff(wantLines, got); diff != "" {
+		t.Errorf("shared lines (-want +got):\n%s", diff)
+	}
+}

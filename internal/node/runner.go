@@ -25,6 +25,10 @@ type runner struct {
 	asSelf  bool // run every job as the agent itself
 	report  reporter
 	host    string // the node's name as the agent reports it (SLURM_JOB_NODELIST)
+	// slots returns the shared GPUs' slots the agent registered (nil:
+	// none); mps says the host runs CUDA MPS (shared.go).
+	slots func() map[string]slot
+	mps   bool
 
 	mu   sync.Mutex
 	runs map[int64]*run // by start command id
@@ -58,6 +62,9 @@ func (r *runner) start(id int64, s *api.StartJob) (int, error) {
 	who, err := jobIdentity(s, r.mapping, r.asSelf)
 	if err != nil {
 		return 0, err
+	}
+	if r.slots != nil {
+		s = withShareEnv(s, r.slots(), r.mps) // a run on slots of a shared GPU
 	}
 	rec := record{CommandID: id, JobID: s.JobID, User: who.name, GPUs: s.GPUs, UUIDs: s.GPUUUIDs, StartedAt: time.Now()}
 	if err := r.files.save(rec); err != nil { // before the start: a crash now means lost, never twice

@@ -30,6 +30,7 @@ type gpu struct {
 	usable bool  // offered at all: healthy, not drained or foreign, node up and not drained
 	holder int32 // running job holding it, -1 none
 	free   bool  // usable, not held, not given to a start in this pass
+	slots  int   // GPU.SharedSlots: a slot of a GPU shared N ways; 0 not a slot
 }
 
 // gpuClass is a distinct (model, memory, MIG profile), so that a job's model and
@@ -38,6 +39,7 @@ type gpuClass struct {
 	model   string // lowercased
 	mem     int64
 	profile string // a MIG device's profile, lowercased; "" a whole GPU
+	shared  bool   // a slot of a shared GPU (GPU.SharedSlots > 0)
 }
 
 // running is a running job with its GPUs resolved and its estimated end.
@@ -76,7 +78,7 @@ func (p *pass) index(s *Snapshot) {
 			continue
 		}
 		n := nodes[ni]
-		c := gpuClass{strings.ToLower(g.Model), g.MemoryMiB, strings.ToLower(strings.TrimSpace(g.Profile))}
+		c := gpuClass{strings.ToLower(g.Model), g.MemoryMiB, strings.ToLower(strings.TrimSpace(g.Profile)), g.SharedSlots > 0}
 		ci, seen := classAt[c]
 		if !seen {
 			ci = int32(len(p.classes))
@@ -87,7 +89,7 @@ func (p *pass) index(s *Snapshot) {
 		p.byID[g.ID] = gi
 		usable := g.Healthy && !g.Drained && !g.Foreign && n.Up && !n.Drained
 		p.gpus = append(p.gpus, gpu{id: g.ID, model: g.Model, node: ni, index: g.Index, group: g.NVLinkGroup,
-			class: ci, usable: usable, holder: -1})
+			class: ci, usable: usable, holder: -1, slots: max(0, g.SharedSlots)})
 		p.nodes[ni].gpus = append(p.nodes[ni].gpus, gi)
 		p.largest = max(p.largest, len(p.nodes[ni].gpus))
 	}

@@ -59,6 +59,12 @@ type Config struct {
 	// CostPolicy prices GPU time for accounting (cost.go); its keys are
 	// top-level.
 	CostPolicy
+	// GPUMemoryOverrun says what happens to a share job over its GPU
+	// memory (share_policy.go); left out: warn, stop after 60 s.
+	GPUMemoryOverrun MemoryOverrunPolicy `json:"gpu_memory_overrun,omitzero"`
+	// SessionGPUShare is the share of a shared GPU sessions take by
+	// default (SessionShare); 0: whole GPUs.
+	SessionGPUShare float64 `json:"session_gpu_share,omitempty"`
 }
 
 // FairShareConfig are the weights of Slurm's multifactor priority: each
@@ -134,6 +140,8 @@ func (c Config) Validate() error {
 		errs = append(errs, keyErr("policy", "policy %q is not one of fcfs, priority, fairshare, sjf, las, gittins", c.Policy))
 	}
 	errs = append(errs, c.LAS.validate()...)
+	errs = append(errs, c.GPUMemoryOverrun.validate()...)
+	errs = append(errs, validateSessionShare(c.SessionGPUShare)...)
 	if c.Estimates != "" && c.Estimates != EstimatesUser && c.Estimates != EstimatesLearned {
 		errs = append(errs, keyErr("estimates", "estimates %q is not one of user, learned", c.Estimates))
 	}

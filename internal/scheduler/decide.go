@@ -19,6 +19,10 @@ func (p *pass) decide(qj *qjob, o *outcome) {
 	if p.held(qj, o) {
 		return
 	}
+	if j.IsShare() { // part of a shared GPU: slots no other job competes for (share.go)
+		p.decideShare(qj, o)
+		return
+	}
 	if msg := p.neverFits(j, qj.f); msg != "" {
 		o.code, o.reason, o.noETA = ReasonNoMatchingGPU, msg, true
 		return

@@ -13,7 +13,7 @@ func (p *pass) startOnHolds(q []*qjob) {
 	for i, qj := range q {
 		o := &p.outs[i]
 		rq := o.req
-		if p.ownFreeHeld(rq.user) < rq.k || p.held(qj, o) {
+		if qj.job.IsShare() || p.ownFreeHeld(rq.user) < rq.k || p.held(qj, o) {
 			continue
 		}
 		try := rq

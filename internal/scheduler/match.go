@@ -10,6 +10,7 @@ type filterKey struct {
 	model string // lowercased substring of GPU.Model; "" any
 	mem   int64  // minimum MemoryMiB; 0 any
 	node  int64  // node ID the GPUs must be on; 0 any
+	share bool   // slots of shared GPUs (a share job); else whole GPUs or MIG devices
 }
 
 // filter is what the pass knows of one filterKey: which GPU classes match,
@@ -26,13 +27,27 @@ type filter struct {
 // filterFor returns the cached filter of a model and memory requirement
 // on node (0: any node).
 func (p *pass) filterFor(model string, mem, node int64) *filter {
-	k := filterKey{strings.ToLower(model), mem, node}
+	return p.filterOf(filterKey{strings.ToLower(model), mem, node, false})
+}
+
+// filterForJob returns the cached filter of a pending job: a share job's
+// matches slots of shared GPUs (share.go), any other's as filterFor.
+func (p *pass) filterForJob(j *Job) *filter {
+	if j.IsShare() {
+		return p.filterOf(filterKey{strings.ToLower(j.GPUModel), 0, j.NodeID, true})
+	}
+	return p.filterFor(j.GPUModel, j.MinMemoryMiB, j.NodeID)
+}
+
+// filterOf returns the cached filter of k.
+func (p *pass) filterOf(k filterKey) *filter {
+	node := k.node
 	if f, ok := p.filters[k]; ok {
 		return f
 	}
 	f := &filter{key: k, match: make([]bool, len(p.classes))}
 	for i, c := range p.classes {
-		f.match[i] = classMatches(c, k.model, k.mem)
+		f.match[i] = classMatches(c, k.model, k.mem, k.share)
 	}
 	for ni := range p.nodes {
 		if node != 0 && p.nodes[ni].id != node {

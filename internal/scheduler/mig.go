@@ -22,11 +22,18 @@ func IsMIGProfile(model string) bool {
 // profile; any other request (a model, or none) takes only whole GPUs
 // whose model contains it. So a whole-GPU job never lands on a slice, and
 // a slice job never on a whole GPU. model is lowercased.
-func classMatches(c gpuClass, model string, mem int64) bool {
-	if c.mem < mem {
+//
+// A share request (share) takes only slots of shared GPUs whose model
+// contains model; no other request ever takes a slot.
+func classMatches(c gpuClass, model string, mem int64, share bool) bool {
+	switch {
+	case c.mem < mem:
 		return false
-	}
-	if IsMIGProfile(model) {
+	case share:
+		return c.shared && c.profile == "" && strings.Contains(c.model, model)
+	case c.shared:
+		return false
+	case IsMIGProfile(model):
 		return c.profile == strings.TrimSpace(model)
 	}
 	return c.profile == "" && strings.Contains(c.model, model)

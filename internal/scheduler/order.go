@@ -62,7 +62,7 @@ func (p *pass) queue(s *Snapshot) []*qjob {
 			continue
 		}
 		qj := &backing[i]
-		qj.job, qj.f, qj.dur = j, p.filterFor(j.GPUModel, j.MinMemoryMiB, j.NodeID), int64(p.duration(j))
+		qj.job, qj.f, qj.dur = j, p.filterForJob(j), int64(p.duration(j))
 		waited := max(0, p.now.Sub(j.SubmittedAt)).Hours()
 		switch p.cfg.Policy {
 		case PolicyPriority:

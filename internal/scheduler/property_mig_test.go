@@ -17,7 +17,7 @@ func modelFits(g GPU, model string) bool {
 	if IsMIGProfile(model) {
 		return strings.EqualFold(g.Profile, model)
 	}
-	return g.Profile == "" && strings.Contains(strings.ToLower(g.Model), model)
+	return g.Profile == "" && g.SharedSlots == 0 && strings.Contains(strings.ToLower(g.Model), model)
 }
 
 // migLayouts are ways an H100's seven compute slices are split, as MIG

@@ -25,15 +25,15 @@ func checkQuotas(t fataler, s Snapshot, c Config, pl Plan) {
 		}
 	}
 	for _, r := range s.Running {
-		userUse[r.UserID] += len(r.GPUs)
-		teamUse[r.TeamID] += len(r.GPUs)
+		userUse[r.UserID] += quotaCount(r, r.GPUs)
+		teamUse[r.TeamID] += quotaCount(r, r.GPUs)
 		hold(r.UserID, r.GPUs)
 	}
 	startedUsers, startedTeams := map[int64]bool{}, map[int64]bool{}
 	for _, st := range pl.Starts {
 		j := pending[st.JobID]
-		userUse[j.UserID] += len(st.GPUIDs)
-		teamUse[j.TeamID] += len(st.GPUIDs)
+		userUse[j.UserID] += quotaCount(j, st.GPUIDs)
+		teamUse[j.TeamID] += quotaCount(j, st.GPUIDs)
 		hold(j.UserID, st.GPUIDs)
 		startedUsers[j.UserID], startedTeams[j.TeamID] = true, j.TeamID != 0
 	}

@@ -90,7 +90,7 @@ func checkPlacements(t fataler, s Snapshot, pl Plan) {
 		if !ok {
 			t.Fatalf("start of unknown job %d", st.JobID)
 		}
-		if len(st.GPUIDs) != j.GPUCount {
+		if len(st.GPUIDs) != j.GPUCount && !j.IsShare() { // a share's slots: checkShares
 			t.Fatalf("job %d needs %d GPUs, got %v", j.ID, j.GPUCount, st.GPUIDs)
 		}
 		nodes := map[int64]bool{}
@@ -104,7 +104,7 @@ func checkPlacements(t fataler, s Snapshot, pl Plan) {
 				t.Fatalf("GPU %d given to job %d is held by job %d", id, j.ID, other)
 			}
 			used[id] = j.ID
-			if !modelFits(g, j.GPUModel) || g.MemoryMiB < j.MinMemoryMiB {
+			if !deviceFits(g, j) {
 				t.Fatalf("job %d (%q, %d MiB) placed on %+v", j.ID, j.GPUModel, j.MinMemoryMiB, g)
 			}
 			nodes[g.NodeID] = true

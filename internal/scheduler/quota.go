@@ -26,6 +26,9 @@ func (p *pass) initQuotas() {
 	p.users, p.teams = map[int64]*account{}, map[int64]*account{}
 	for _, r := range p.running {
 		n := len(r.job.GPUs)
+		if r.job.IsShare() { // its slots are part of one GPU
+			n = min(n, 1)
+		}
 		p.charge(p.users, r.job.UserID, n, r.end)
 		if r.job.TeamID != 0 {
 			p.charge(p.teams, r.job.TeamID, n, r.end)
@@ -78,6 +81,9 @@ func (p *pass) quotaDelta(j *Job, gs []int32) int {
 		if !p.ownActive(gi, j.UserID) {
 			n++
 		}
+	}
+	if j.IsShare() { // its slots are part of one GPU
+		n = min(n, 1)
 	}
 	return n
 }

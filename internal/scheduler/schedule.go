@@ -42,6 +42,7 @@ type pass struct {
 	steered    []Steered
 
 	gittins map[gittinsKey]float64 // Gittins indices computed in this pass
+	shared  []sharedGPU            // the shared GPUs and their slots (share.go), built when first needed
 
 	arrayRunning map[int64]int // running tasks of each array, starts of this pass included
 

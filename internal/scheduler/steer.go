@@ -33,7 +33,7 @@ func (p *pass) steer(s *Snapshot) {
 	free, memory := map[string]int{}, map[string]int64{}
 	for gi := range p.gpus {
 		g := &p.gpus[gi]
-		if g.free && strings.TrimSpace(g.model) != "" && p.classes[g.class].profile == "" { // whole GPUs only
+		if g.free && strings.TrimSpace(g.model) != "" && p.classes[g.class].profile == "" && g.slots == 0 { // whole GPUs only
 			free[g.model]++
 			memory[g.model] = max(memory[g.model], p.classes[g.class].mem)
 		}
@@ -119,7 +119,7 @@ func (p *pass) steerable(s *Snapshot, table map[string]map[string]SteerCost) []i
 	idx = slices.DeleteFunc(idx, func(i int) bool {
 		j := &s.Pending[i]
 		_, known := table[j.JobType]
-		return !known || running[j.ID] || j.GPUModel != "" || j.NodeID != 0 || j.GPUCount < 1
+		return !known || running[j.ID] || j.GPUModel != "" || j.NodeID != 0 || j.GPUCount < 1 || j.IsShare()
 	})
 	slices.SortStableFunc(idx, func(a, b int) int { return s.Pending[a].SubmittedAt.Compare(s.Pending[b].SubmittedAt) })
 	return idx

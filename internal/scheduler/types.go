@@ -40,6 +40,13 @@ type GPU struct {
 	// snapshot whole. Only jobs whose GPUModel names its profile are placed
 	// on it (IsMIGProfile); whole-GPU jobs never are.
 	Profile string
+	// SharedSlots is, for one slot of a shared GPU, how many slots that
+	// GPU has (0: not a slot). An admin marks a GPU as shared with N
+	// slots; its agent then registers N slot devices in its place, each
+	// with the GPU's Index and Model and 1/N of its memory. Only share
+	// jobs (Job.GPUShare, Job.GPUShareMemoryMiB) are placed on slots, all
+	// of a job's slots on one GPU (share.go); whole-GPU and MIG jobs never.
+	SharedSlots int
 }
 
 // Job is a request for GPUs: pending (in Snapshot.Pending) or running
@@ -54,9 +61,15 @@ type Job struct {
 	// GPUModel is "" for any whole GPU, else a part of a whole GPU's Model
 	// (case-insensitive), or a MIG profile ("1g.10gb"): then only MIG
 	// devices of that profile.
-	GPUModel       string
-	MinMemoryMiB   int64 // 0 any; else each GPU must have at least this much memory
-	AllowMultiNode bool  // may span nodes; otherwise all GPUs come from one node
+	GPUModel     string
+	MinMemoryMiB int64 // 0 any; else each GPU must have at least this much memory
+	// GPUShare (0 < share ≤ 1) or GPUShareMemoryMiB (> 0) ask for part of
+	// one shared GPU instead of whole GPUs: as many of its slots as hold
+	// the fraction and the memory (SlotsNeeded), on one GPU. GPUCount is 1.
+	// 0, 0: a whole-GPU (or MIG) job.
+	GPUShare          float64
+	GPUShareMemoryMiB int64
+	AllowMultiNode    bool // may span nodes; otherwise all GPUs come from one node
 	// NodeID pins the job to one node (a lease asked for on that node); 0: any.
 	NodeID int64
 

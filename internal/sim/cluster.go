@@ -25,6 +25,9 @@ type Cluster struct {
 	// MIG splits the cluster's first GPUs (in node order) into MIG
 	// devices (ParseMIG); nil: every GPU whole.
 	MIG []MIGGroup
+	// Shared shares the GPUs after the MIG layout's (in node order) into
+	// slots for share jobs (ParseShared); nil: none.
+	Shared []SharedGroup
 }
 
 // NodeGroup is Nodes identical nodes of GPUsPerNode GPUs of one Model, on
@@ -167,6 +170,8 @@ func (c Cluster) inventory() ([]scheduler.Node, []scheduler.GPU, []float64, []fl
 				devices, fraction := 1, 1.0
 				if m := c.migOf(k); m != nil {
 					g.Profile, devices, fraction = m.Profile, m.PerGPU, profileFraction(m.Profile)
+				} else if sh := c.sharedOf(k); sh != nil {
+					g.SharedSlots, devices, fraction = sh.Slots, sh.Slots, 1/float64(sh.Slots)
 				}
 				for range devices {
 					g.ID = int64(len(gpus) + 1)

@@ -35,7 +35,7 @@ func (s *simulator) schedJob(i int) scheduler.Job {
 	sj := scheduler.Job{
 		ID: j.ID, UserID: j.User, Name: j.Name, GPUCount: j.GPUs, GPUModel: j.Profile, AllowMultiNode: j.MultiNode,
 		Priority: j.Priority, Preemptible: true, SubmittedAt: at(j.Submit), EstimatedDuration: est,
-		Checkpoint: j.Checkpoint, AttainedGPUSeconds: r.attained, Learned: j.Learned,
+		Checkpoint: j.Checkpoint, AttainedGPUSeconds: r.attained, Learned: j.Learned, GPUShare: j.GPUShare,
 	}
 	sj.TimeLimit = j.TimeLimit
 	sj.WaitsFor = s.waitsFor(j)

@@ -64,6 +64,9 @@ type Job struct {
 	// Profile is the MIG profile of the one MIG device the job asks for,
 	// on a cluster with MIG (Prepare, see assignSlices); "" whole GPUs.
 	Profile string
+	// GPUShare is the share of one shared GPU the job asks for, on a
+	// cluster with shared GPUs (Prepare, see assignShares); 0: none.
+	GPUShare float64
 }
 
 // GPUWeight is how many GPUs' worth the job holds: its GPUs, a MIG device
@@ -71,6 +74,9 @@ type Job struct {
 func (j Job) GPUWeight() float64 {
 	if j.Profile != "" {
 		return float64(j.GPUs) * profileFraction(j.Profile)
+	}
+	if j.GPUShare > 0 {
+		return j.GPUShare
 	}
 	return float64(j.GPUs)
 }

@@ -135,10 +135,10 @@ func assignSlices(jobs []Job, c Cluster) int {
 // GPUs, arrivals unchanged: the replay to compare a MIG layout with.
 func (w *Workload) WithoutMIG() *Workload {
 	out := *w
-	out.Cluster.MIG = nil
+	out.Cluster.MIG, out.Cluster.Shared = nil, nil
 	out.Jobs = slices.Clone(w.Jobs)
 	for i := range out.Jobs {
-		out.Jobs[i].Profile = ""
+		out.Jobs[i].Profile, out.Jobs[i].GPUShare = "", 0
 	}
 	out.SliceJobs = 0
 	return &out

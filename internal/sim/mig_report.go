@@ -45,7 +45,7 @@ func CompareMIG(w *Workload, ps []Policy, workers int) ([]MIGRow, error) {
 	}
 	fractional := map[int64]bool{}
 	for _, j := range w.Jobs {
-		if j.Profile != "" {
+		if j.Profile != "" || j.GPUShare > 0 {
 			fractional[j.ID] = true
 		}
 	}
@@ -107,14 +107,23 @@ func WriteMIGText(w io.Writer, rep Report, rows []MIGRow) error {
 	for _, n := range rep.Trace.Notes {
 		fmt.Fprintf(&b, "%-9s %s\n", "", n)
 	}
-	fmt.Fprintf(&b, "cluster   %s, %d GPUs; MIG %s: the first %d GPUs in node order split, %d left whole\n",
-		c, c.GPUs(), MIGString(c.MIG), c.splitGPUs(), max(0, c.GPUs()-c.splitGPUs()))
-	stretch := "runtime unchanged on a slice"
-	if wl.MIGStretch {
-		stretch = "runtime x max(1, share / slice fraction) on a slice"
+	label := "MIG"
+	if len(c.Shared) > 0 && len(c.MIG) == 0 {
+		label = "shared"
+		fmt.Fprintf(&b, "cluster   %s, %d GPUs; shared %s: the first %d GPUs in node order shared into slots, %d left whole\n",
+			c, c.GPUs(), SharedString(c.Shared), c.sharedGPUs(), max(0, c.GPUs()-c.sharedGPUs()))
+		fmt.Fprintf(&b, "shares    %d fractional jobs ask for their share of one shared GPU (slots rounded up, best fit);\n"+
+			"          runtime unchanged on a share\n", wl.SliceJobs)
+	} else {
+		fmt.Fprintf(&b, "cluster   %s, %d GPUs; MIG %s: the first %d GPUs in node order split, %d left whole\n",
+			c, c.GPUs(), MIGString(c.MIG), c.splitGPUs(), max(0, c.GPUs()-c.splitGPUs()))
+		stretch := "runtime unchanged on a slice"
+		if wl.MIGStretch {
+			stretch = "runtime x max(1, share / slice fraction) on a slice"
+		}
+		fmt.Fprintf(&b, "slices    %d fractional jobs ask for one slice: the smallest profile of the layout with at least\n"+
+			"          their share of a GPU, else the largest; %s\n", wl.SliceJobs, stretch)
 	}
-	fmt.Fprintf(&b, "slices    %d fractional jobs ask for one slice: the smallest profile of the layout with at least\n"+
-		"          their share of a GPU, else the largest; %s\n", wl.SliceJobs, stretch)
 	fmt.Fprintf(&b, "load      offered %.3f, a fractional job counted as 1 GPU both ways (same arrivals)\n", wl.OfferedLoad)
 	b.WriteString("metrics   jobs/GPU-h = completed jobs / GPU-hours held (a slice its fraction of a GPU);\n" +
 		"          jobs/cap-h = completed jobs / (GPUs x makespan); util = GPU-h held / (GPUs x makespan);\n" +
@@ -124,7 +133,7 @@ func WriteMIGText(w io.Writer, rep Report, rows []MIGRow) error {
 	for _, r := range rows {
 		mode := "whole"
 		if r.MIG {
-			mode = "MIG"
+			mode = label
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.4f\t%.4f\t%s\t%s\t%s\t%s\t%.3f\t\n", r.Policy, mode, r.Metrics.Jobs, r.JobsPerGPUHour,
 			r.JobsPerCapacityHour, human(r.Metrics.AvgWait), human(r.SliceWaitS), human(r.WholeWaitS), human(r.Metrics.P95Wait),

@@ -41,7 +41,7 @@ func (s *simulator) pass(t time.Duration) (preempted bool, err error) {
 		if !ok || s.runs[i].state != stateQueued || gone[st.JobID] {
 			return false, fmt.Errorf("the plan starts job %d, which is not pending", st.JobID)
 		}
-		if len(st.GPUIDs) != s.w.Jobs[i].GPUs {
+		if len(st.GPUIDs) != s.w.Jobs[i].GPUs && s.w.Jobs[i].GPUShare == 0 { // a share takes the slots it needs
 			return false, fmt.Errorf("the plan starts job %d on %d GPUs, it asks for %d", st.JobID, len(st.GPUIDs), s.w.Jobs[i].GPUs)
 		}
 		for _, g := range st.GPUIDs {

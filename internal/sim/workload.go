@@ -154,6 +154,6 @@ func Prepare(jobs []Job, c Cluster, opt PrepareOptions) (*Workload, error) {
 	w.OfferedLoad, _ = OfferedLoad(w.Jobs, c.GPUs())
 	// After the load: a slice job offers the whole GPU it would take
 	// without MIG, so that a replay without the layout sees the same arrivals.
-	w.SliceJobs = assignSlices(w.Jobs, c)
+	w.SliceJobs = assignSlices(w.Jobs, c) + assignShares(w.Jobs, c)
 	return w, nil
 }
