@@ -155,12 +155,13 @@ func settleParts(ctx context.Context, lc *models.Lifecycle, tx *models.Tx, j *mo
 			return nil // the run goes on until every part has ended
 		}
 	}
-	p := parts[0].JobPart()
-	if p != nil && len(parts) < len(p.Nodes) && first == nil && j.StopKind == models.StopNone {
-		return nil // the next part's start is on its way
-	}
+	// Every part queued has ended, so no answer will queue another: the
+	// run is over, even if a part ended before the next one could start.
 	zero := 0
 	end := models.RunEnd{ExitCode: &zero}
+	if p := parts[0].JobPart(); p != nil && len(parts) < len(p.Nodes) {
+		end = models.RunEnd{Refused: fmt.Sprintf("part %d of %d ended before every part had started", len(parts)-1, len(p.Nodes))}
+	}
 	if first != nil {
 		end = first.End
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -91,7 +92,8 @@ type twoNodes struct {
 	s      *testserver.Server
 	user   string
 	nodes  [2]*models.Node
-	helper string // a copy of the test binary every job's user can run
+	stops  [2]func() // stop each agent
+	helper string    // a copy of the test binary every job's user can run
 }
 
 func newTwoNodes(t *testing.T) *twoNodes {
@@ -132,7 +134,9 @@ func newTwoNodes(t *testing.T) *twoNodes {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { _ = a.Run(ctx); close(done) }()
-		t.Cleanup(func() { cancel(); <-done })
+		var once sync.Once
+		c.stops[i] = func() { once.Do(func() { cancel(); <-done }) }
+		t.Cleanup(c.stops[i])
 		waitFor(t, name+"'s GPUs", func() bool { return liveGPUs(t, s.DB, n.ID) == 8 })
 	}
 	return c
@@ -308,4 +312,27 @@ func TestMultiNodeJobSrunAndScontrol(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A node that goes down loses a multi-node job at once (no retries left:
+// it fails), and the part on the node still up is stopped by its agent.
+func TestMultiNodeJobLostNodeStopsTheOther(t *testing.T) {
+	t.Parallel()
+	c := newTwoNodes(t)
+	id := c.submit(t, `sleep 600`)
+	c.waitState(t, id, "running")
+	pid := c.partPID(t, id, 0)
+	orphan := c.partPID(t, id, 1)
+	t.Cleanup(func() { _ = syscall.Kill(-orphan, syscall.SIGKILL) }) // its agent is gone for good
+	c.stops[1]()
+	later := *c.s.Deps
+	later.Now = func() time.Time { return time.Now().Add(2 * later.Config.NodeDownAfter) }
+	if err := jobs.SweepNodes(context.Background(), later); err != nil {
+		t.Fatal(err)
+	}
+	j := c.waitState(t, id, "failed")
+	if !strings.Contains(j.FailureReason, "its node went down") {
+		t.Errorf("failure reason %q", j.FailureReason)
+	}
+	waitFor(t, "part 0 stopped on the node still up", func() bool { return syscall.Kill(pid, 0) != nil })
 }
