@@ -98,11 +98,11 @@ type SubmitForm struct {
 	Array    string
 	After    string
 	Priority string
-	Executor  string // "node" or "lease"
-	Error     string
-	DoneID    int64 // the job just submitted
-	Models    []string
-	Admin     bool // may choose critical
-	Filter    QueueFilter
-	CSRF      string
+	Executor string // "node" or "lease"
+	Error    string
+	DoneID   int64 // the job just submitted
+	Models   []string
+	Admin    bool // may choose critical
+	Filter   QueueFilter
+	CSRF     string
 }
