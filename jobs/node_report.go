@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -28,7 +29,9 @@ func AnswerNodeCommand(ctx context.Context, lc *models.Lifecycle, tx *models.Tx,
 			return fmt.Errorf("jobs: stop command %d: %w", c.ID, err)
 		}
 		startID = stop.StartCommandID
-		if partStart, err = models.GetCommand(ctx, tx, startID); err != nil {
+		if partStart, err = models.GetCommand(ctx, tx, startID); errors.Is(err, models.ErrNotFound) {
+			partStart = c // its start is gone: not the job's current run, as currentRun finds
+		} else if err != nil {
 			return err
 		}
 	}

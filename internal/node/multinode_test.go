@@ -93,6 +93,7 @@ type twoNodes struct {
 	user   string
 	nodes  [2]*models.Node
 	stops  [2]func() // stop each agent
+	states [2]string // each agent's state folder
 	helper string    // a copy of the test binary every job's user can run
 }
 
@@ -129,6 +130,7 @@ func newTwoNodes(t *testing.T) *twoNodes {
 		ntok, n := s.NodeToken(t, name)
 		c.nodes[i] = n
 		state := filepath.Join(dir, name)
+		c.states[i] = state
 		a := &node.Agent{Client: apiclient.New(s.URL, ntok), GPUs: gpu.NewFake(t.Name()+name, spec), Hostname: name,
 			Address: "127.0.0.1", Version: "test", Logger: s.Logger.With("agent", name), Interval: time.Second, StateDir: state}
 		ctx, cancel := context.WithCancel(context.Background())
@@ -335,4 +337,25 @@ func TestMultiNodeJobLostNodeStopsTheOther(t *testing.T) {
 		t.Errorf("failure reason %q", j.FailureReason)
 	}
 	waitFor(t, "part 0 stopped on the node still up", func() bool { return syscall.Kill(pid, 0) != nil })
+}
+
+// All or none: a part that cannot start (its agent cannot record the run)
+// stops the part already started, and the job fails saying which.
+func TestMultiNodeJobPartThatCannotStartEndsTheRest(t *testing.T) {
+	t.Parallel()
+	c := newTwoNodes(t)
+	// mn-b can no longer record runs: its state folder is now a file.
+	if err := os.RemoveAll(c.states[1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(c.states[1], nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	id := c.submit(t, `sleep 600`)
+	pid := c.partPID(t, id, 0)
+	j := c.waitState(t, id, "failed")
+	if want := "part 1 of 2 (node mn-b): could not start"; !strings.Contains(j.FailureReason, want) {
+		t.Errorf("failure reason %q, want it to say %q", j.FailureReason, want)
+	}
+	waitFor(t, "part 0 stopped", func() bool { return syscall.Kill(pid, 0) != nil })
 }
