@@ -35,7 +35,7 @@ func (h *Handlers) QueueSubmitPage(c echo.Context) error {
 	form.CSRF = csrfToken(c)
 	form.Name, form.GPUModel, form.Command = c.FormValue("name"), c.FormValue("gpu_model"), c.FormValue("command")
 	form.Duration, form.Priority, form.Executor = c.FormValue("estimated_duration"), c.FormValue("priority"), c.FormValue("executor")
-	form.TimeLimit = c.FormValue("time_limit")
+	form.TimeLimit, form.Array, form.After = c.FormValue("time_limit"), c.FormValue("array"), c.FormValue("after")
 	job, err := h.submitFromForm(ctx, c, u, &form)
 	htmx := c.Request().Header.Get("HX-Request") == "true"
 	var apiErr *APIError
@@ -91,6 +91,10 @@ func (h *Handlers) submitFromForm(ctx context.Context, c echo.Context, u *models
 			return nil, invalid("time_limit", "%s", err)
 		}
 	}
+	spec.Array = strings.TrimSpace(f.Array)
+	if spec.After, err = formAfter(f.After); err != nil {
+		return nil, err
+	}
 	cp, err := h.capacity(ctx)
 	if err != nil {
 		return nil, err
@@ -102,7 +106,24 @@ func (h *Handlers) submitFromForm(ctx context.Context, c echo.Context, u *models
 	if err := h.applyTimeLimit(ctx, job, spec.TimeLimit); err != nil {
 		return nil, err
 	}
-	if err := h.jobBatch.Create(ctx, h.DB.Pool, job, h.Now()); err != nil {
+	deps, err := dependenciesFrom(spec.After, job.Executor)
+	if err != nil {
+		return nil, err
+	}
+	array, err := arrayFrom(spec.Array, job.Executor)
+	if err != nil {
+		return nil, err
+	}
+	if len(deps) > 0 || array != nil {
+		err = h.DB.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+			job.SubmittedAt = h.Now()
+			_, _, err := createQueued(ctx, tx, job, deps, array)
+			return err
+		})
+	} else {
+		err = h.jobBatch.Create(ctx, h.DB.Pool, job, h.Now())
+	}
+	if err != nil {
 		return nil, fmt.Errorf("handlers: submit from the page: %w", err)
 	}
 	h.Signals.Signal(models.ChannelJobs, fmt.Sprint(job.ID))
@@ -122,4 +143,23 @@ func (h *Handlers) submitForm(ctx context.Context, u *models.User, filter views.
 	}
 	slices.Sort(f.Models)
 	return f, nil
+}
+
+// formAfter reads the form's "after" field: conditions separated by spaces,
+// each gpusched's (ok:ID[,ID], notok:ID, any:ID, ID) or Slurm's
+// (afterok:ID[:ID], afterany:…, afternotok:…, singleton).
+func formAfter(text string) ([]api.Dependency, error) {
+	var out []api.Dependency
+	for _, part := range strings.Fields(text) {
+		parse := api.ParseAfter
+		if strings.HasPrefix(part, "after") || strings.HasPrefix(part, "singleton") {
+			parse = api.ParseSlurmDependency
+		}
+		ds, err := parse(part)
+		if err != nil {
+			return nil, invalid("after", "%s", err)
+		}
+		out = append(out, ds...)
+	}
+	return out, nil
 }

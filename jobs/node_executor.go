@@ -36,7 +36,8 @@ func NewNodeExecutor(d *Deps) *NodeExecutor {
 
 // Hand implements models.Executor: it queues the start command for the node
 // of j's GPUs, with what the agent needs to run it as its owner. A job whose
-// GPUs span nodes is refused: the node executor runs a job on one node.
+// GPUs span nodes runs as one part per node (node_parts.go): the first
+// part's start is queued now, the others as each start is answered.
 func (e *NodeExecutor) Hand(ctx context.Context, tx *models.Tx, j *models.Job, gpus []models.JobGPU, now time.Time) (models.Handover, error) {
 	if len(gpus) == 0 {
 		return models.Handover{}, fmt.Errorf("jobs: hand job %d to its node: it holds no GPUs", j.ID)
@@ -53,13 +54,10 @@ func (e *NodeExecutor) Hand(ctx context.Context, tx *models.Tx, j *models.Job, g
 	if start.Array, err = arrayTask(ctx, tx, j); err != nil {
 		return models.Handover{}, err
 	}
-	for _, g := range gpus {
-		if g.NodeID != gpus[0].NodeID {
-			return models.Handover{}, &models.Refusal{Reason: "the node executor runs a job on one node; this one spans several (use Ray)"}
-		}
-		start.GPUs = append(start.GPUs, g.Index)
-		start.GPUUUIDs = append(start.GPUUUIDs, g.UUID)
+	if groups := nodeGroups(gpus); len(groups) > 1 {
+		return handParts(ctx, tx, j, start, groups, now)
 	}
+	setGPUs(&start, gpus)
 	cmd, err := models.EnqueueCommand(ctx, tx, gpus[0].NodeID, j.ID, models.CommandStart, start, now)
 	if err != nil {
 		return models.Handover{}, err
@@ -69,7 +67,8 @@ func (e *NodeExecutor) Hand(ctx context.Context, tx *models.Tx, j *models.Job, g
 
 // Stop implements models.Executor. A start its agent has not picked up yet
 // is withdrawn, and the job ends at once; otherwise a stop command for the
-// run is queued, and the run's exit report ends the job.
+// run is queued, and the run's exit report ends the job. Every part of a
+// multi-node run is stopped; the job ends once all have.
 func (e *NodeExecutor) Stop(ctx context.Context, tx *models.Tx, j *models.Job, grace time.Duration, now time.Time) (bool, error) {
 	start, err := currentStart(ctx, tx, j)
 	if errors.Is(err, models.ErrNotFound) {
@@ -86,6 +85,9 @@ func (e *NodeExecutor) Stop(ctx context.Context, tx *models.Tx, j *models.Job, g
 	}
 	if grace <= 0 {
 		grace = e.StopGrace
+	}
+	if p := start.JobPart(); p != nil {
+		return e.stopRun(ctx, tx, j, runID(start, p), grace, now)
 	}
 	stop := api.StopJob{StartCommandID: start.ID, State: string(j.StopKind), Reason: j.StopReason, GraceS: int(grace.Seconds())}
 	_, err = models.EnqueueCommand(ctx, tx, start.NodeID, j.ID, models.CommandStop, stop, now)
@@ -112,4 +114,25 @@ func arrayTask(ctx context.Context, tx *models.Tx, j *models.Job) (*api.ArrayTas
 		return nil, err
 	}
 	return &api.ArrayTask{JobID: a.ID, TaskID: *j.ArrayTaskID, TaskCount: a.TaskCount, TaskMin: a.TaskMin, TaskMax: a.TaskMax}, nil
+}
+
+// stopRun stops every part of multi-node run run of j, and reports
+// whether all have ended already (none had started).
+func (e *NodeExecutor) stopRun(ctx context.Context, tx *models.Tx, j *models.Job, run int64, grace time.Duration, now time.Time) (bool, error) {
+	parts, err := models.RunParts(ctx, tx, j.ID, run)
+	if err != nil {
+		return false, err
+	}
+	if err := stopParts(ctx, tx, j, parts, grace, string(j.StopKind), j.StopReason, now); err != nil {
+		return false, err
+	}
+	if parts, err = models.RunParts(ctx, tx, j.ID, run); err != nil {
+		return false, err
+	}
+	for _, c := range parts {
+		if c.PartEnded() == nil {
+			return false, nil
+		}
+	}
+	return true, nil
 }

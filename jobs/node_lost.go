@@ -56,8 +56,9 @@ func LoseNodeJobs(ctx context.Context, lc *models.Lifecycle, tx *models.Tx, name
 	return n, nil
 }
 
-// killOnReturn withdraws a lost run's start and queues its stop: an agent
-// that comes back kills what still runs there.
+// killOnReturn withdraws a lost run's start and queues its stop (of every
+// part of a multi-node run, on every node): an agent that comes back kills
+// what still runs there.
 func killOnReturn(ctx context.Context, tx *models.Tx, j *models.Job, reason string, now time.Time) error {
 	start, err := currentStart(ctx, tx, j)
 	if errors.Is(err, models.ErrNotFound) {
@@ -66,10 +67,21 @@ func killOnReturn(ctx context.Context, tx *models.Tx, j *models.Job, reason stri
 	if err != nil {
 		return err
 	}
-	if _, err := models.FinishCommand(ctx, tx, start, models.CommandCanceled, map[string]string{"reason": reason}, now); err != nil {
-		return err
+	starts := []models.NodeCommand{*start}
+	if p := start.JobPart(); p != nil { // every part of a multi-node run
+		if starts, err = models.RunParts(ctx, tx, j.ID, runID(start, p)); err != nil {
+			return err
+		}
 	}
-	stop := api.StopJob{StartCommandID: start.ID, State: "lost", Reason: reason, GraceS: int(DefaultStopGrace.Seconds())}
-	_, err = models.EnqueueCommand(ctx, tx, start.NodeID, j.ID, models.CommandStop, stop, now)
-	return err
+	for i := range starts {
+		s := &starts[i]
+		if _, err := models.FinishCommand(ctx, tx, s, models.CommandCanceled, map[string]string{"reason": reason}, now); err != nil {
+			return err
+		}
+		stop := api.StopJob{StartCommandID: s.ID, State: "lost", Reason: reason, GraceS: int(DefaultStopGrace.Seconds())}
+		if _, err := models.EnqueueCommand(ctx, tx, s.NodeID, j.ID, models.CommandStop, stop, now); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -21,13 +22,21 @@ func AnswerNodeCommand(ctx context.Context, lc *models.Lifecycle, tx *models.Tx,
 	if err != nil || !changed {
 		return err
 	}
-	startID := c.ID
+	startID, partStart := c.ID, c
 	if c.Kind == models.CommandStop {
 		var stop api.StopJob
 		if err := json.Unmarshal(c.Payload, &stop); err != nil {
 			return fmt.Errorf("jobs: stop command %d: %w", c.ID, err)
 		}
 		startID = stop.StartCommandID
+		if partStart, err = models.GetCommand(ctx, tx, startID); errors.Is(err, models.ErrNotFound) {
+			partStart = c // its start is gone: not the job's current run, as currentRun finds
+		} else if err != nil {
+			return err
+		}
+	}
+	if p := partStart.JobPart(); p != nil {
+		return answerPart(ctx, lc, tx, c, partStart, p, res, now)
 	}
 	j, start, err := currentRun(ctx, lc, tx, c.JobID, startID)
 	if err != nil || start == nil {
@@ -63,7 +72,12 @@ func FinishNodeRun(ctx context.Context, lc *models.Lifecycle, tx *models.Tx, c *
 	if _, err := models.FinishCommand(ctx, tx, c, models.CommandDone, api.CommandResult{OK: true, Message: "exited"}, now); err != nil {
 		return err
 	}
-	j, start, err := currentRun(ctx, lc, tx, c.JobID, c.ID)
+	p := c.JobPart()
+	run := c.ID
+	if p != nil {
+		run = runID(c, p)
+	}
+	j, start, err := currentRun(ctx, lc, tx, c.JobID, run)
 	if err != nil || start == nil {
 		return err
 	}
@@ -73,6 +87,9 @@ func FinishNodeRun(ctx context.Context, lc *models.Lifecycle, tx *models.Tx, c *
 		end.Reason = "lost on its node: " + exit.Message
 	case exit.ExitCode == nil:
 		end.Reason = "ended without an exit code: " + exit.Message
+	}
+	if p != nil {
+		return endPart(ctx, lc, tx, j, run, c, p, end, now)
 	}
 	if j.StopKind != models.StopNone {
 		// The stop reached the run if the agent took its stop command.
@@ -103,4 +120,23 @@ func currentRun(ctx context.Context, lc *models.Lifecycle, tx *models.Tx, id, st
 		return j, nil, nil
 	}
 	return j, start, nil
+}
+
+// answerPart takes an agent's answer c to a command about part p (started
+// by start) of a multi-node run: a start answered (the next part starts,
+// or the job runs once all have; a refused start ends the run), or a stop
+// that found no such process (the part has ended).
+func answerPart(ctx context.Context, lc *models.Lifecycle, tx *models.Tx, c, start *models.NodeCommand, p *api.JobPart, res api.CommandResult, now time.Time) error {
+	run := runID(start, p)
+	j, current, err := currentRun(ctx, lc, tx, c.JobID, run)
+	if err != nil || current == nil {
+		return err
+	}
+	if c.Kind == models.CommandStart {
+		return answerPartStart(ctx, lc, tx, j, c, p, res, now)
+	}
+	if res.Running {
+		return nil // the part's exit report ends it
+	}
+	return endPart(ctx, lc, tx, j, run, start, p, models.RunEnd{Stopped: true}, now)
 }

@@ -97,10 +97,11 @@ func FinishCommand(ctx context.Context, db bun.IDB, c *NodeCommand, state string
 	return true, nil
 }
 
-// LatestCommand returns job's newest command of kind, or ErrNotFound.
+// LatestCommand returns job's newest command of kind (of a multi-node
+// run, its first part's), or ErrNotFound.
 func LatestCommand(ctx context.Context, db bun.IDB, jobID int64, kind string) (*NodeCommand, error) {
 	c := new(NodeCommand)
-	err := db.NewSelect().Model(c).Where("job_id = ? AND kind = ?", jobID, kind).OrderExpr("id DESC").Limit(1).Scan(ctx)
+	err := db.NewSelect().Model(c).Where("job_id = ? AND kind = ?", jobID, kind).Where(partRank + " = 0").OrderExpr("id DESC").Limit(1).Scan(ctx)
 	return c, notFound(err, fmt.Sprintf("%s command of job %d", kind, jobID))
 }
 

@@ -100,12 +100,16 @@ type SubmitForm struct {
 	Duration string // the estimate: "90m", "2h"
 	// TimeLimit is the job's limit, as people type it ("2h", "1-00:00").
 	TimeLimit string
-	Priority  string
-	Executor  string // "node" or "lease"
-	Error     string
-	DoneID    int64 // the job just submitted
-	Models    []string
-	Admin     bool // may choose critical
-	Filter    QueueFilter
-	CSRF      string
+	// Array is an array spec ("0-9%3"); After the conditions to wait for
+	// ("ok:41", "any:12,13 notok:14", or Slurm's "afterok:41").
+	Array    string
+	After    string
+	Priority string
+	Executor string // "node" or "lease"
+	Error    string
+	DoneID   int64 // the job just submitted
+	Models   []string
+	Admin    bool // may choose critical
+	Filter   QueueFilter
+	CSRF     string
 }

@@ -29,6 +29,7 @@ type NodeConfig struct {
 	Server     string            // GPUSCHED_SERVER: the control plane
 	Token      string            // GPUSCHED_NODE_TOKEN(_FILE): the node token
 	Name       string            // reported host name; default: this host's
+	Address    string            // GPUSCHED_NODE_ADDRESS: where other nodes reach this one (MASTER_ADDR); default: Name
 	FakeGPUs   string            // simulate GPUs ("1x8:H100-80GB"); empty: NVML
 	FakeMIG    string            // with FakeGPUs: split them into MIG devices ("0-3:7x1g.10gb")
 	OutsideUse bool              // the fake also simulates work started outside the scheduler
@@ -68,6 +69,7 @@ the next agent on the same --state-dir follows them again.`,
 	f.StringVar(&c.Server, "server", "", "control plane URL (env GPUSCHED_SERVER)")
 	f.StringVar(&c.Token, "token", "", "node token (env GPUSCHED_NODE_TOKEN or GPUSCHED_NODE_TOKEN_FILE)")
 	f.StringVar(&c.Name, "name", "", "host name to report (default: this host's name)")
+	f.StringVar(&c.Address, "address", "", "where the other nodes reach this one: a multi-node job's MASTER_ADDR when its first part runs here (env GPUSCHED_NODE_ADDRESS; default: the name)")
 	f.StringVar(&c.FakeGPUs, "fake-gpus", "", `simulate GPUs, e.g. "1x8:H100-80GB" (one host of 8); default: real GPUs through NVML`)
 	f.BoolVar(&c.OutsideUse, "fake-outside-use", false, "with --fake-gpus: also simulate work started outside the scheduler")
 	f.StringVar(&c.FakeMIG, "fake-mig", "", `with --fake-gpus: split GPUs into MIG devices with the real profiles of the model, e.g. "0-3:7x1g.10gb;4:2x3g.40gb"`)
@@ -111,6 +113,7 @@ func (c *NodeConfig) fromEnv(cmd *cobra.Command, userMap string) error {
 	}
 	host, _ := os.Hostname()
 	c.Name = cmp.Or(c.Name, host)
+	c.Address = cmp.Or(c.Address, os.Getenv("GPUSCHED_NODE_ADDRESS"))
 	c.StateDir = cmp.Or(c.StateDir, os.Getenv("GPUSCHED_NODE_STATE_DIR"))
 	if c.StateDir == "" {
 		c.StateDir = "/var/lib/gpusched/node"
@@ -159,7 +162,7 @@ func runNode(ctx context.Context, c NodeConfig) error {
 	if err != nil {
 		return fmt.Errorf("--shared-gpus: %w", err)
 	}
-	agent := &node.Agent{Client: client, GPUs: gpus, Hostname: c.Name, Version: version, Logger: logger,
+	agent := &node.Agent{Client: client, GPUs: gpus, Hostname: c.Name, Address: c.Address, Version: version, Logger: logger,
 		Interval: 5 * time.Second, StateDir: c.StateDir, UserMap: c.UserMap, Shared: shared, MPS: c.MPS}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

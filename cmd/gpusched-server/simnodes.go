@@ -84,6 +84,8 @@ func startSimNodes(ctx context.Context, db *models.DB, specText, migText, shared
 			Client:   simClient(baseURL, tokens[i]),
 			GPUs:     gpu.NewFake(names[i], hostSpec),
 			Hostname: names[i] + ".sim",
+			// All on this machine: a multi-node job's parts meet here.
+			Address:  "127.0.0.1",
 			Version:  version + "-sim",
 			Logger:   logger.With("sim_node", names[i]),
 			Interval: 2 * time.Second,

@@ -17,6 +17,10 @@ type StartJob struct {
 	// Array is set for a task of an array: the run sees it as
 	// GPUSCHED_ARRAY_* (and Slurm's SLURM_ARRAY_*).
 	Array *ArrayTask `json:"array,omitempty"`
+	// Part is set for one part of a job that spans nodes: the run sees it
+	// as MASTER_ADDR, MASTER_PORT, NODE_RANK, WORLD_SIZE and GPUSCHED_*
+	// (and Slurm's per-node variables).
+	Part *JobPart `json:"part,omitempty"`
 }
 
 // ArrayTask is which task of which array a run is.
@@ -61,6 +65,11 @@ type CommandResult struct {
 	Message string `json:"message,omitempty"`
 	PID     int    `json:"pid,omitempty"`
 	Running bool   `json:"running"`
+	// MasterAddr and MasterPort answer the start of a multi-node job's
+	// first part: the address its agent reports and the free port it
+	// chose, which the other parts are started with.
+	MasterAddr string `json:"master_addr,omitempty"`
+	MasterPort int    `json:"master_port,omitempty"`
 }
 
 // JobExit reports how the run of a start command ended.

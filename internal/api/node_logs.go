@@ -12,4 +12,8 @@ type JobLog struct {
 	// preempted or requeued has several); both 0 for Ray jobs.
 	Run  int `json:"run,omitempty"`
 	Runs int `json:"runs,omitempty"`
+	// Part is which part of a multi-node run this is (its node rank, 0 =
+	// the first node), asked with ?part=N; Parts how many the run has.
+	Part  int `json:"part,omitempty"`
+	Parts int `json:"parts,omitempty"`
 }

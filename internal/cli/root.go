@@ -1,5 +1,6 @@
-// Package cli holds gpusched's client commands (submit, queue, history, cancel,
-// renew, run, logs, login, book, bookings, usage, healthcheck, version), the root command both
+// Package cli holds gpusched's client commands (submit, sbatch, queue,
+// history, cancel, squeue, scancel, sacct, renew, run, logs, login, book,
+// bookings, usage, healthcheck, version), the root command both
 // binaries share, and the hand-over of the server commands from the small
 // `gpusched` client to the full `gpusched-server` binary. It links only what
 // the client commands need, so that one call of the client starts fast: no
@@ -71,6 +72,10 @@ func clientCommands(b Build) []clientCommand {
 		{"queue", func() *cobra.Command { return oneShot(newQueueCmd()) }},
 		{"history", newHistoryCmd}, // pages: may send several requests
 		{"cancel", func() *cobra.Command { return oneShot(newCancelCmd()) }},
+		// Slurm's names, in Slurm's shape.
+		{"squeue", func() *cobra.Command { return oneShot(newSqueueCmd()) }},
+		{"scancel", func() *cobra.Command { return oneShot(newScancelCmd()) }},
+		{"sacct", func() *cobra.Command { return oneShot(newSacctCmd()) }},
 		{"renew", func() *cobra.Command { return oneShot(newRenewCmd()) }},
 		{"run", newRunCmd}, {"logs", newLogsCmd}, {"login", newLoginCmd},
 		{"book", func() *cobra.Command { return oneShot(newBookCmd()) }}, {"bookings", newBookingsCmd}, // bookings calendar

@@ -97,7 +97,7 @@ echo "on stderr" >&2
 		"SLURM_GPUS_ON_NODE=2", "SLURM_GPUS_PER_NODE=2", "SLURM_JOBID=" + ids, "SLURM_JOB_GPUS=" + devices,
 		"SLURM_JOB_ID=" + ids, "SLURM_JOB_NAME=probe", "SLURM_JOB_NODELIST=" + host, "SLURM_JOB_NUM_NODES=1",
 		"SLURM_LOCALID=0", "SLURM_NNODES=1", "SLURM_NODEID=0", "SLURM_NODELIST=" + host, "SLURM_NPROCS=1",
-		"SLURM_NTASKS=1", "SLURM_PROCID=0", "SLURM_SUBMIT_DIR=" + cwd,
+		"SLURM_NTASKS=1", "SLURM_PROCID=0", "SLURM_SUBMIT_DIR=" + cwd, "SLURM_TASKS_PER_NODE=1",
 		"CUDA_VISIBLE_DEVICES=" + devices, "args one two", "on stderr",
 	}
 	if d := cmp.Diff(want, lines); d != "" {

@@ -196,15 +196,23 @@ func TestBatchCommandRuns(t *testing.T) {
 	script := "#!/bin/sh\n#SBATCH -J x\necho \"out $# $1 $2\"\necho err >&2\nexit 3\n"
 	tests := map[string]struct {
 		env       []string
+		before    string // in o.txt before the run
 		out, errs string
 	}{
 		"stdout and stderr together": {env: []string{"GPUSCHED_STDOUT=o.txt"}, out: "out 2 a b c\nerr\n"},
 		"apart":                      {env: []string{"GPUSCHED_STDOUT=o.txt", "GPUSCHED_STDERR=e.txt"}, out: "out 2 a b c\n", errs: "err\n"},
+		"the first part truncates":   {env: []string{"GPUSCHED_STDOUT=o.txt", "GPUSCHED_NODE_RANK=0"}, before: "old\n", out: "out 2 a b c\nerr\n"},
+		"a later part appends":       {env: []string{"GPUSCHED_STDOUT=o.txt", "GPUSCHED_NODE_RANK=1"}, before: "part 0\n", out: "part 0\nout 2 a b c\nerr\n"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
+			if tc.before != "" {
+				if err := os.WriteFile(filepath.Join(dir, "o.txt"), []byte(tc.before), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
 			cmd := exec.Command("/bin/sh", "-c", batchCommand(script, []string{"a", "b c"}))
 			cmd.Dir, cmd.Env = dir, append([]string{"PATH=/usr/bin:/bin"}, tc.env...)
 			err := cmd.Run()

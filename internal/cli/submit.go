@@ -14,7 +14,7 @@ import (
 func newSubmitCmd() *cobra.Command {
 	var req api.SubmitRequest
 	var memGB float64
-	var gpus int
+	var gpus, nodes, perNode int
 	var priority, duration, limit, runtimeEnv string
 	var stopGrace time.Duration
 	var env, after []string
@@ -28,6 +28,7 @@ func newSubmitCmd() *cobra.Command {
 		Short: "Queue a job; prints its id and place in the queue",
 		Example: `  gpusched submit -g 2 --time 3h --estimate 2h --name sweep-7 -- python train.py --lr 3e-4
   gpusched submit -g 8 --gpu-type H100 --priority high -- torchrun --nproc-per-node 8 train.py
+  gpusched submit --nodes 2 --gpus-per-node 8 -- sh -c 'torchrun --nnodes $GPUSCHED_NNODES --node-rank $GPUSCHED_NODE_RANK --nproc-per-node 8 --master-addr $MASTER_ADDR --master-port $MASTER_PORT train.py'
   gpusched submit -g 1 --after ok:41 --name evaluate -- python eval.py
   gpusched submit -g 1 --array 0-99%8 --name sweep -- sh -c 'python train.py --seed $GPUSCHED_ARRAY_TASK_ID'
   gpusched submit -g 2 --gpu-type 1g.10gb -- python eval.py   # two MIG slices
@@ -36,6 +37,9 @@ func newSubmitCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
+				return err
+			}
+			if err := nodeShape(cmd, &gpus, nodes, perNode, &req.AllowMultiNode); err != nil {
 				return err
 			}
 			req.Command, req.GPUCount = shellJoin(args), &gpus
@@ -135,7 +139,9 @@ func newSubmitCmd() *cobra.Command {
 	f.StringVarP(&limit, "time", "t", "", "time limit, as Slurm's: at it the job gets SIGTERM, its stop grace, then SIGKILL, and ends timeout (2h, 90m, or Slurm's MM, HH:MM:SS, D-HH:MM…; default: the policy's)")
 	f.StringVar(&duration, "estimate", "", "estimated run time, e.g. 90m or 2h (helps backfill and ETAs; never enforced)")
 	f.StringVar(&req.Name, "name", "", "a name for the job")
-	f.BoolVar(&req.AllowMultiNode, "multi-node", false, "may span nodes")
+	f.BoolVar(&req.AllowMultiNode, "multi-node", false, "may span nodes: one part per node, each seeing MASTER_ADDR, MASTER_PORT, NODE_RANK, WORLD_SIZE")
+	f.IntVarP(&nodes, "nodes", "N", 0, "run across N nodes (one part each; with --gpus-per-node, -g is N × that)")
+	f.IntVar(&perNode, "gpus-per-node", 0, "GPUs on each node, with --nodes")
 	f.StringVar(&req.Executor, "executor", "", "node (a node agent runs it), lease (you run it), ray (a Ray cluster runs it); default: the server's")
 	f.StringVar(&runtimeEnv, "runtime-env", "", `with --executor ray: Ray runtime_env as JSON, e.g. '{"pip": ["torch"]}'`)
 	f.StringVar(&req.Workdir, "workdir", "", "working directory (default: the current one)")
@@ -175,4 +181,23 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// nodeShape turns --nodes N --gpus-per-node G into N × G GPUs that may
+// span nodes; --nodes alone lets -g span them.
+func nodeShape(cmd *cobra.Command, gpus *int, nodes, perNode int, multi *bool) error {
+	switch {
+	case nodes < 0 || perNode < 0:
+		return fmt.Errorf("--nodes and --gpus-per-node must be positive")
+	case perNode > 0 && nodes == 0:
+		return fmt.Errorf("--gpus-per-node needs --nodes")
+	case perNode > 0 && cmd.Flags().Changed("gpus") && *gpus != nodes*perNode:
+		return fmt.Errorf("-g %d is not --nodes %d × --gpus-per-node %d; give one or the other", *gpus, nodes, perNode)
+	case perNode > 0:
+		*gpus = nodes * perNode
+	}
+	if nodes > 1 {
+		*multi = true
+	}
+	return nil
 }

@@ -26,8 +26,11 @@ type Agent struct {
 	Client   *apiclient.Client
 	GPUs     gpu.Provider
 	Hostname string
-	Version  string
-	Logger   *slog.Logger
+	// Address is where other nodes reach this one: a multi-node job's
+	// MASTER_ADDR when its first part runs here. Empty: the host name.
+	Address string
+	Version string
+	Logger  *slog.Logger
 	// Interval between heartbeats when the server does not say otherwise.
 	Interval time.Duration
 	// StateDir keeps a record of every job the agent runs, its output and
@@ -121,7 +124,7 @@ func (a *Agent) startRunner(ctx context.Context) error {
 	work, _ := a.GPUs.(gpu.Workloads)
 	r := &runner{ctx: ctx, files: runFiles{dir: dir}, procfs: procs, logger: a.Logger, work: work,
 		mapping: a.UserMap, asSelf: a.RunAsSelf, report: agentReporter{a}, runs: map[int64]*run{},
-		host: a.Hostname, slots: a.offeredSlots, mps: a.MPS}
+		host: a.Hostname, slots: a.offeredSlots, mps: a.MPS, addr: a.Address}
 	a.runs.Store(r)
 	return r.reattach()
 }

@@ -40,7 +40,9 @@ func (a *Agent) carryOut(c api.NodeCommand) api.CommandResult {
 			return api.CommandResult{OK: false, Message: err.Error()}
 		}
 		a.Logger.Info("node: job started", "job", c.JobID, "pid", pid, "gpus", c.Start.GPUs)
-		return api.CommandResult{OK: true, PID: pid, Running: true}
+		res := api.CommandResult{OK: true, PID: pid, Running: true}
+		partResult(&res, c.Start.Part)
+		return res
 	case c.Kind == "stop" && c.Stop != nil:
 		grace := time.Duration(c.Stop.GraceS) * time.Second
 		running := a.runs.Load().stopRun(c.Stop.StartCommandID, grace)

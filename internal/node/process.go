@@ -72,9 +72,13 @@ func startProcess(files runFiles, id int64, s *api.StartJob, who identity, host 
 			return nil, fmt.Errorf("node: exit file of run %d: %w", id, err)
 		}
 	}
+	bin, err := writeShims(files.bin(id))
+	if err != nil {
+		return nil, err
+	}
 	cmd := exec.Command("/bin/sh", "-c", wrapper, wrapperName, s.Command, files.exit(id))
 	cmd.Dir = dir
-	cmd.Env = jobEnv(s, who, dir, host)
+	cmd.Env = jobEnv(s, who, dir, host, bin)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: who.cred}
 	if err := cmd.Start(); err != nil {
@@ -86,10 +90,12 @@ func startProcess(files runFiles, id int64, s *api.StartJob, who identity, host 
 // jobEnv is the job's environment: a clean login-like base, the job's own
 // variables, then CUDA_VISIBLE_DEVICES, GPUSCHED_JOB_ID and, for a task of
 // an array, GPUSCHED_ARRAY_JOB_ID, _TASK_ID, _TASK_COUNT, _TASK_MIN and
-// _TASK_MAX (and the same as Slurm's SLURM_ARRAY_*), and Slurm's own job
-// variables (see slurmEnv); dir is the working directory, host the node's
-// name.
-func jobEnv(s *api.StartJob, who identity, dir, host string) []string {
+// _TASK_MAX (and the same as Slurm's SLURM_ARRAY_*), for a part of a
+// multi-node job MASTER_ADDR, MASTER_PORT, WORLD_SIZE, NODE_RANK and
+// GPUSCHED_NNODES, _NODE_RANK, _GPUS_PER_NODE, _NODELIST, and Slurm's own job
+// variables (see slurmEnv), with srun and scontrol first on the PATH (bin,
+// see writeShims); dir is the working directory, host the node's name.
+func jobEnv(s *api.StartJob, who identity, dir, host, bin string) []string {
 	env := map[string]string{
 		"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 		"HOME": who.home, "USER": who.name, "LOGNAME": who.name, "SHELL": "/bin/sh",
@@ -107,7 +113,13 @@ func jobEnv(s *api.StartJob, who identity, dir, host string) []string {
 	if s.Array != nil {
 		maps.Copy(env, s.Array.Env())
 	}
+	if s.Part != nil {
+		maps.Copy(env, s.Part.Env())
+	}
 	slurmEnv(env, s, who, dir, host)
+	if bin != "" {
+		env["PATH"] = bin + ":" + env["PATH"]
+	}
 	out := make([]string, 0, len(env))
 	for k, v := range env {
 		out = append(out, k+"="+v)

@@ -23,6 +23,10 @@ type record struct {
 	UUIDs     []string  `json:"uuids,omitempty"` // the devices' UUIDs, MIG devices' among them
 	StartedAt time.Time `json:"started_at"`
 	Shipped   int64     `json:"shipped"` // bytes of output the server has
+	// MasterAddr and MasterPort: where the first part of a multi-node job
+	// listens, as this agent chose.
+	MasterAddr string `json:"master_addr,omitempty"`
+	MasterPort int    `json:"master_port,omitempty"`
 }
 
 // runFiles names the files of one run in the state folder: the record,
@@ -32,6 +36,10 @@ type runFiles struct{ dir string }
 func (f runFiles) record(id int64) string { return filepath.Join(f.dir, fmt.Sprintf("%d.json", id)) }
 func (f runFiles) log(id int64) string    { return filepath.Join(f.dir, fmt.Sprintf("%d.log", id)) }
 func (f runFiles) exit(id int64) string   { return filepath.Join(f.dir, fmt.Sprintf("%d.exit", id)) }
+
+// bin is the run's folder of Slurm commands (srun, scontrol), first on
+// its PATH.
+func (f runFiles) bin(id int64) string { return filepath.Join(f.dir, fmt.Sprintf("%d.bin", id)) }
 
 // save writes rec atomically.
 func (f runFiles) save(rec record) error {
@@ -88,6 +96,9 @@ func (f runFiles) remove(id int64) error {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}
+	}
+	if err := os.RemoveAll(f.bin(id)); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

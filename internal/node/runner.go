@@ -1,6 +1,7 @@
 package node
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -29,6 +30,7 @@ type runner struct {
 	// none); mps says the host runs CUDA MPS (shared.go).
 	slots func() map[string]slot
 	mps   bool
+	addr    string // where other nodes reach this one (a multi-node job's MASTER_ADDR)
 
 	mu   sync.Mutex
 	runs map[int64]*run // by start command id
@@ -57,6 +59,9 @@ func (r *runner) start(id int64, s *api.StartJob) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if rn, ok := r.runs[id]; ok {
+		if s.Part != nil && rn.rec.MasterPort != 0 { // the answer says the same port again
+			s.Part.MasterAddr, s.Part.MasterPort = rn.rec.MasterAddr, rn.rec.MasterPort
+		}
 		return rn.rec.PID, nil
 	}
 	who, err := jobIdentity(s, r.mapping, r.asSelf)
@@ -66,7 +71,13 @@ func (r *runner) start(id int64, s *api.StartJob) (int, error) {
 	if r.slots != nil {
 		s = withShareEnv(s, r.slots(), r.mps) // a run on slots of a shared GPU
 	}
+	if err := rendezvous(s.Part, cmp.Or(r.addr, r.host)); err != nil {
+		return 0, err
+	}
 	rec := record{CommandID: id, JobID: s.JobID, User: who.name, GPUs: s.GPUs, UUIDs: s.GPUUUIDs, StartedAt: time.Now()}
+	if s.Part != nil {
+		rec.MasterAddr, rec.MasterPort = s.Part.MasterAddr, s.Part.MasterPort
+	}
 	if err := r.files.save(rec); err != nil { // before the start: a crash now means lost, never twice
 		return 0, err
 	}

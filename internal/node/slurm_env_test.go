@@ -39,23 +39,39 @@ func TestExpandOutput(t *testing.T) {
 }
 
 // Every run sees Slurm's job variables; what the submission sent (task
-// count, submit directory) is kept, and -o/-e patterns are expanded.
+// count, submit directory) is kept, and -o/-e patterns are expanded; a part
+// of a multi-node job sees the job's nodes, its own node id and first task.
 func TestSlurmEnv(t *testing.T) {
 	t.Parallel()
-	s := &api.StartJob{JobID: 9, Name: "train", GPUs: []int{2, 5}}
 	tests := map[string]struct {
+		part *api.JobPart
 		sent map[string]string
 		want map[string]string
 	}{
-		"a plain job": {sent: map[string]string{}, want: map[string]string{"SLURM_NTASKS": "1", "SLURM_NPROCS": "1", "SLURM_SUBMIT_DIR": "/srv/runs"}},
+		"a plain job": {sent: map[string]string{}, want: map[string]string{"SLURM_NTASKS": "1", "SLURM_NPROCS": "1", "SLURM_SUBMIT_DIR": "/srv/runs", "SLURM_TASKS_PER_NODE": "1"}},
 		"sent by sbatch": {
 			sent: map[string]string{"SLURM_NTASKS": "8", "SLURM_SUBMIT_DIR": "/home/ada", "SLURM_CPUS_PER_TASK": "4", "GPUSCHED_STDOUT": "%x-%j.out"},
-			want: map[string]string{"SLURM_NTASKS": "8", "SLURM_NPROCS": "8", "SLURM_SUBMIT_DIR": "/home/ada", "SLURM_CPUS_PER_TASK": "4", "GPUSCHED_STDOUT": "train-9.out"},
+			want: map[string]string{"SLURM_NTASKS": "8", "SLURM_NPROCS": "8", "SLURM_SUBMIT_DIR": "/home/ada", "SLURM_CPUS_PER_TASK": "4", "GPUSCHED_STDOUT": "train-9.out", "SLURM_TASKS_PER_NODE": "8"},
+		},
+		"the second part of a two-node job": {
+			part: &api.JobPart{Rank: 1, Nodes: []string{"gpu0", "gpu1"}, GPUs: []int{2, 2}},
+			sent: map[string]string{"SLURM_NTASKS": "16"},
+			want: map[string]string{"SLURM_NTASKS": "16", "SLURM_NPROCS": "16", "SLURM_SUBMIT_DIR": "/srv/runs", "SLURM_TASKS_PER_NODE": "8(x2)",
+				"SLURM_NNODES": "2", "SLURM_JOB_NUM_NODES": "2", "SLURM_JOB_NODELIST": "gpu0,gpu1", "SLURM_NODELIST": "gpu0,gpu1",
+				"SLURM_NODEID": "1", "SLURM_PROCID": "8"},
+		},
+		"one task per node, three nodes": {
+			part: &api.JobPart{Rank: 2, Nodes: []string{"a", "b", "gpu1"}, GPUs: []int{8, 8, 2}},
+			sent: map[string]string{},
+			want: map[string]string{"SLURM_NTASKS": "3", "SLURM_NPROCS": "3", "SLURM_SUBMIT_DIR": "/srv/runs", "SLURM_TASKS_PER_NODE": "1(x3)",
+				"SLURM_NNODES": "3", "SLURM_JOB_NUM_NODES": "3", "SLURM_JOB_NODELIST": "a,b,gpu1", "SLURM_NODELIST": "a,b,gpu1",
+				"SLURM_NODEID": "2", "SLURM_PROCID": "2"},
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
+			s := &api.StartJob{JobID: 9, Name: "train", GPUs: []int{2, 5}, Part: tc.part}
 			env := map[string]string{}
 			for k, v := range tc.sent {
 				env[k] = v
@@ -72,6 +88,31 @@ func TestSlurmEnv(t *testing.T) {
 			}
 			if d := cmp.Diff(want, env); d != "" {
 				t.Errorf("env (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// Tasks spread over nodes as Slurm's block distribution does.
+func TestTasksPerNode(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		ntasks string
+		nodes  int
+		want   string
+	}{
+		"one node":         {"4", 1, "4"},
+		"even":             {"16", 2, "8(x2)"},
+		"one more first":   {"5", 2, "3,2"},
+		"uneven of three":  {"8", 3, "3(x2),2"},
+		"fewer than nodes": {"1", 2, "1(x2)"},
+		"not a number":     {"x", 2, "1"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if d := cmp.Diff(tc.want, tasksPerNode(tc.ntasks, tc.nodes)); d != "" {
+				t.Error(d)
 			}
 		})
 	}
