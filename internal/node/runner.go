@@ -30,7 +30,7 @@ type runner struct {
 	// none); mps says the host runs CUDA MPS (shared.go).
 	slots func() map[string]slot
 	mps   bool
-	addr    string // where other nodes reach this one (a multi-node job's MASTER_ADDR)
+	addr  string // where other nodes reach this one (a multi-node job's MASTER_ADDR)
 
 	mu   sync.Mutex
 	runs map[int64]*run // by start command id
