@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
 
@@ -81,7 +82,7 @@ var policySections = []policySection{orderSection,
 		{key: "booking_limits.max_live", label: "Upcoming and active bookings per member", kind: keyInt, unit: "bookings", optional: true, help: "a series counts once"},
 	}},
 	{title: "Attained service (las, gittins)", keys: []policyKey{
-		{key: "las.thresholds_gpu_hours", label: "Level boundaries", kind: keyFloats, unit: "GPU-hours, ascending", help: "n boundaries make n+1 levels; \"queue 1 of 4\" is the first level"},
+		{key: "las.thresholds_gpu_hours", label: "Level boundaries", kind: keyFloats, unit: "GPU-hours, ascending", help: "n boundaries make n+1 levels; \"GPU-time level 1 of 4\" is the first and goes first"},
 		{key: "las.starvation_limit", label: "Promote after waiting", kind: keyDuration, unit: "duration", help: "0: never promote"},
 		{key: "las.fresh_per_promoted", label: "Jobs in level order per promoted job", kind: keyInt, unit: "jobs"},
 		{key: "las.checkpoint_preemption", label: "Stop checkpointing jobs demoted behind the head", kind: keyBool},
@@ -142,7 +143,7 @@ func shortDuration(d time.Duration) string {
 func withDays(d time.Duration) string {
 	const day = 24 * time.Hour
 	if d >= 2*day && d%day == 0 {
-		return fmt.Sprintf("%s, %d days", shortDuration(d), d/day)
+		return fmt.Sprintf("%s, %s", shortDuration(d), words.Count(int(d/day), "day"))
 	}
 	return shortDuration(d)
 }

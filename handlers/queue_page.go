@@ -71,6 +71,10 @@ func (h *Handlers) queueView(c echo.Context) (views.Queue, error) {
 	if err != nil {
 		return views.Queue{}, err
 	}
+	places, err := models.LivePlaces(ctx, h.DB.Bun)
+	if err != nil {
+		return views.Queue{}, fmt.Errorf("handlers: queue page: %w", err)
+	}
 	q := views.Queue{Mine: mine, Filter: filter, UpdatedAt: h.Now(), CSRF: csrfToken(c)}
 	if q.Form, err = h.submitForm(ctx, u, filter); err != nil {
 		return views.Queue{}, err
@@ -82,6 +86,7 @@ func (h *Handlers) queueView(c echo.Context) (views.Queue, error) {
 		row := views.QueueJob{ID: j.ID, Name: j.Name, User: emails[j.OwnerID], State: j.State, GPUs: j.GPUCount,
 			Priority: priorityName(j.Priority), Executor: j.Executor, Code: j.PendingCode, Reason: localtime.InstantsNear(j.PendingReason, q.UpdatedAt, loc),
 			Submitted: j.SubmittedAt, CanCancel: j.OwnerID == u.ID || u.IsAdmin()}
+		row.RunsOn = placesWords(places[j.ID])
 		if j.QueuePosition != nil {
 			row.Position = *j.QueuePosition
 		}

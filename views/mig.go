@@ -3,6 +3,8 @@ package views
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 )
 
 // gpuGroup is what a node card draws in one tile: a whole GPU, or a GPU in
@@ -91,7 +93,7 @@ func nodeCounts(n Node) string {
 		}
 	}
 	if slices == 0 {
-		return fmt.Sprintf("%d of %d GPUs free", free, gpus)
+		return fmt.Sprintf("%d of %s free", free, words.Count(gpus, "GPU"))
 	}
-	return fmt.Sprintf("%d of %d GPUs and %d of %d MIG slices free", free, gpus, sfree, slices)
+	return fmt.Sprintf("%d of %s and %d of %s free", free, words.Count(gpus, "GPU"), sfree, words.Count(slices, "MIG slice"))
 }
