@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/bookingcsv"
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
@@ -102,13 +103,13 @@ func (h *Handlers) adminImport(c echo.Context, dry bool) error {
 			m.Summary += " Fix the invalid rows, or tick \"import the valid rows\", to import."
 		}
 	case res.Written:
-		m.Confirmed, m.Done = true, fmt.Sprintf("Imported %d bookings.", res.Create)
+		m.Confirmed, m.Done = true, "Imported "+words.Count(res.Create, "booking")+"."
 		m.Summary = fmt.Sprintf("%d created, %d already imported, %d invalid rows skipped.", res.Create, res.Existing, res.Invalid)
 		status = http.StatusCreated
 	case res.Invalid > 0 && !m.SkipInvalid:
 		m.Confirmed, m.Error, status = true, importRefusal(res), http.StatusUnprocessableEntity
 	default:
-		m.Confirmed, m.Done = true, fmt.Sprintf("Nothing to import: %d rows already imported.", res.Existing)
+		m.Confirmed, m.Done = true, fmt.Sprintf("Nothing to import: %s already imported.", words.Count(res.Existing, "row"))
 	}
 	return render(c, status, views.AdminImportPage(page, m))
 }

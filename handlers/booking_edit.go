@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -98,7 +99,7 @@ func bookingChange(cur *models.BookingRow, p *api.BookingPatch, given *[]int64, 
 		case len(ids) > 0 && ids[0] < 1:
 			return ch, invalid("gpu_ids", "GPU ids are positive numbers")
 		case len(ids) > 0 && p.GPUCount != nil && *p.GPUCount != len(ids):
-			return ch, invalid("gpu_count", "is %d but gpu_ids names %d GPUs; give one or the other", *p.GPUCount, len(ids))
+			return ch, invalid("gpu_count", "is %d but gpu_ids names %s; give one or the other", *p.GPUCount, words.Count(len(ids), "GPU"))
 		}
 		ch.GPUIDs = ids
 		if len(ids) > 0 {
@@ -110,7 +111,7 @@ func bookingChange(cur *models.BookingRow, p *api.BookingPatch, given *[]int64, 
 			return ch, invalid("gpu_count", "must be at least 1")
 		}
 		if given == nil && len(cur.GPUIDs) > 0 && *p.GPUCount != len(cur.GPUIDs) {
-			return ch, invalid("gpu_count", "this booking names %d GPUs: change gpu_ids, or send \"gpu_ids\": [] to book a count", len(cur.GPUIDs))
+			return ch, invalid("gpu_count", "this booking names %s: change gpu_ids, or send \"gpu_ids\": [] to book a count", words.Count(len(cur.GPUIDs), "GPU"))
 		}
 		ch.GPUCount = *p.GPUCount
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -45,7 +46,7 @@ func bookingFrom(u *models.User, r *api.BookingRequest, given []int64, lim Booki
 	case len(ids) > 0 && ids[0] < 1:
 		return nil, nil, invalid("gpu_ids", "GPU ids are positive numbers")
 	case len(ids) > 0 && n != 0 && n != len(ids):
-		return nil, nil, invalid("gpu_count", "is %d but gpu_ids names %d GPUs; give one or the other", n, len(ids))
+		return nil, nil, invalid("gpu_count", "is %d but gpu_ids names %s; give one or the other", n, words.Count(len(ids), "GPU"))
 	case len(ids) > 0 && model != "":
 		return nil, nil, invalid("gpu_model", "give a GPU type or specific GPUs, not both")
 	case len(ids) == 0 && n < 1:
@@ -83,7 +84,7 @@ func bookingFrom(u *models.User, r *api.BookingRequest, given []int64, lim Booki
 func humanDuration(d time.Duration) string {
 	switch {
 	case d >= 7*24*time.Hour && d%(24*time.Hour) == 0:
-		return fmt.Sprintf("%d days", d/(24*time.Hour))
+		return words.Count(int(d/(24*time.Hour)), "day")
 	case d%time.Hour == 0:
 		return fmt.Sprintf("%dh", d/time.Hour)
 	}

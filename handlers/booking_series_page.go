@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
@@ -78,7 +79,7 @@ func (h *Handlers) BookingSeriesCreatePage(c echo.Context) error {
 	switch {
 	case errors.As(err, &serr):
 		loc := viewerZone(c)
-		f.Error = fmt.Sprintf("Cannot book the series: %d of the %d occurrences are not free.", len(serr.Occurrences), serr.Total)
+		f.Error = fmt.Sprintf("Cannot book the series: %d of the %s %s not free.", len(serr.Occurrences), words.Count(serr.Total, "occurrence"), words.Plural(len(serr.Occurrences), "is"))
 		for _, o := range serr.Occurrences {
 			w := rows[o.Index-1]
 			for _, rv := range o.Clash.Rivals {

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/calfeed"
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -99,7 +100,7 @@ func (h *Handlers) userFeed(ctx context.Context, u *models.User, base string, no
 		if name == "" {
 			name = fmt.Sprintf("job %d", j.ID)
 		}
-		events = append(events, calfeed.Event{UID: fmt.Sprintf("job-%d@gpuscheduler", j.ID), Summary: fmt.Sprintf("Running: %s (%d GPU%s)", name, j.GPUCount, plural(j.GPUCount)),
+		events = append(events, calfeed.Event{UID: fmt.Sprintf("job-%d@gpuscheduler", j.ID), Summary: fmt.Sprintf("Running: %s (%s)", name, words.Count(j.GPUCount, "GPU")),
 			Description: desc, Start: j.StartedAt, End: end, LastModified: j.UpdatedAt, Tentative: true,
 			URL: fmt.Sprintf("%s/jobs/%d", base, j.ID), Category: "job"})
 	}

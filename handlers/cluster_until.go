@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpuscheduler/gpuscheduler/internal/calgrid"
 	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
@@ -126,7 +127,7 @@ func next24(bookings []models.BookingRow, jobs []models.RunningJobWindow, now ti
 			continue
 		}
 		href := fmt.Sprintf("/bookings/%d", b.ID)
-		what := fmt.Sprintf("%s's booking of %d GPU", shortName(b.OwnerEmail), b.GPUCount)
+		what := fmt.Sprintf("%s's booking of %s", shortName(b.OwnerEmail), words.Count(b.GPUCount, "GPU"))
 		if b.GPUCount != 1 {
 			what += "s"
 		}
@@ -145,7 +146,7 @@ func next24(bookings []models.BookingRow, jobs []models.RunningJobWindow, now ti
 				name = fmt.Sprintf("#%d", j.JobID)
 			}
 			out = append(out, views.SoonEvent{At: end, Kind: "job", Ends: true,
-				What: fmt.Sprintf("%s's job %s (%d GPU) should end", shortName(j.OwnerEmail), name, len(j.GPUIDs)), Href: fmt.Sprintf("/jobs/%d", j.JobID)})
+				What: fmt.Sprintf("%s's job %s (%s) should end", shortName(j.OwnerEmail), name, words.Count(len(j.GPUIDs), "GPU")), Href: fmt.Sprintf("/jobs/%d", j.JobID)})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b views.SoonEvent) int { return a.At.Compare(b.At) })

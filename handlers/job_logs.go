@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -71,7 +72,7 @@ func (h *Handlers) JobLogs(c echo.Context) error {
 		}
 		out.Runs, out.Run = len(runs), len(runs)
 		if run > len(runs) {
-			return invalid("run", "job %d has had %d run(s)", id, len(runs))
+			return invalid("run", "job %d has had %s", id, words.Count(len(runs), "run"))
 		}
 		switch {
 		case part >= 0 && len(runs) > 0:

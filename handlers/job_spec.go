@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/ray"
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -110,9 +111,9 @@ func submittedGPUs(s *api.SubmitRequest, j *models.Job, cp models.Capacity) erro
 	case len(matching) == 0:
 		return invalid("gpu_model", "no GPU matches %q; the cluster has: %s", j.GPUModel, strings.Join(cp.MatchModels(""), ", "))
 	case !j.AllowMultiNode && n > largestFor(cp, matching):
-		return invalid("gpu_count", "%d GPUs do not fit on one node (at most %d); ask for fewer or set allow_multi_node", n, largestFor(cp, matching))
+		return invalid("gpu_count", "%s do not fit on one node (at most %d); ask for fewer or set allow_multi_node", words.Count(n, "GPU"), largestFor(cp, matching))
 	case n > cp.TotalGPUs:
-		return invalid("gpu_count", "the cluster has %d GPUs in all; %d asked", cp.TotalGPUs, n)
+		return invalid("gpu_count", "the cluster has %s in all; %d asked", words.Count(cp.TotalGPUs, "GPU"), n)
 	}
 	if s.MemoryGB != nil {
 		if *s.MemoryGB <= 0 {

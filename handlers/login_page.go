@@ -1,10 +1,12 @@
 package handlers
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
 
@@ -35,8 +37,13 @@ func (h *Handlers) renderLogin(c echo.Context, status int, next, msg string) err
 		}
 		l.Providers = append(l.Providers, lp)
 	}
+	admins, err := models.CountAdmins(c.Request().Context(), h.DB.Bun)
+	if err != nil {
+		return fmt.Errorf("handlers: sign-in page: %w", err)
+	}
+	l.NoAdmin = admins == 0
 	if h.Config.DevLogin {
-		l.Dev = &views.DevLogin{Email: "dev@localhost.localdomain", Next: next}
+		l.Dev = &views.DevLogin{Email: "dev@localhost.localdomain", Next: next, NoAdmin: l.NoAdmin}
 	}
 	return render(c, status, views.LoginPage(h.Page(c, "Sign in", ""), l))
 }

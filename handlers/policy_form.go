@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
 
@@ -94,7 +95,7 @@ var policySections = []policySection{orderSection,
 		{key: "session_gpu_share", label: "Sessions take", kind: keyFloat, unit: "of a shared GPU, 0 to 1", optional: true, help: "empty or 0: whole GPUs"},
 	}},
 	{title: "Attained service (las, gittins)", keys: []policyKey{
-		{key: "las.thresholds_gpu_hours", label: "Level boundaries", kind: keyFloats, unit: "GPU-hours, ascending", help: "n boundaries make n+1 levels; \"queue 1 of 4\" is the first level"},
+		{key: "las.thresholds_gpu_hours", label: "Level boundaries", kind: keyFloats, unit: "GPU-hours, ascending", help: "n boundaries make n+1 levels; \"GPU-time level 1 of 4\" is the first and goes first"},
 		{key: "las.starvation_limit", label: "Promote after waiting", kind: keyDuration, unit: "duration", help: "0: never promote"},
 		{key: "las.fresh_per_promoted", label: "Jobs in level order per promoted job", kind: keyInt, unit: "jobs"},
 		{key: "las.checkpoint_preemption", label: "Stop checkpointing jobs demoted behind the head", kind: keyBool},
@@ -155,7 +156,7 @@ func shortDuration(d time.Duration) string {
 func withDays(d time.Duration) string {
 	const day = 24 * time.Hour
 	if d >= 2*day && d%day == 0 {
-		return fmt.Sprintf("%s, %d days", shortDuration(d), d/day)
+		return fmt.Sprintf("%s, %s", shortDuration(d), words.Count(int(d/day), "day"))
 	}
 	return shortDuration(d)
 }

@@ -33,7 +33,7 @@ func preview(snap scheduler.Snapshot, plan scheduler.Plan, loc *time.Location) *
 			break
 		}
 		row := views.PreviewRow{Position: e.Position, JobID: e.JobID, Name: jobs[e.JobID].Name, GPUs: jobs[e.JobID].GPUCount, Note: e.Reason, ETA: "unknown"}
-		if e.Standing != "" { // attained-service policies: "queue 2 of 4: has had 38 GPU-h"
+		if e.Standing != "" { // attained-service policies: "GPU-time level 2 of 4: has had 38 GPU-h"
 			row.Note += " (" + e.Standing + ")"
 		}
 		if !e.EstimatedStart.IsZero() {

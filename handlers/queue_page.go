@@ -86,6 +86,7 @@ func (h *Handlers) queueView(c echo.Context) (views.Queue, error) {
 		row := views.QueueJob{ID: j.ID, Name: j.Name, User: emails[j.OwnerID], State: j.State, GPUs: j.GPUCount,
 			Priority: priorityName(j.Priority), Executor: j.Executor, Code: j.PendingCode, Reason: localtime.InstantsNear(j.PendingReason, q.UpdatedAt, loc),
 			Submitted: j.SubmittedAt, CanCancel: j.OwnerID == u.ID || u.IsAdmin(), GPUNames: gpus[j.ID].String()}
+		row.RunsOn = placesWords(gpus[j.ID])
 		if j.QueuePosition != nil {
 			row.Position = *j.QueuePosition
 		}

@@ -25,7 +25,7 @@ func restartEnv(j *models.Job) map[string]string {
 
 // withStanding adds each job's place under an attained-service policy to
 // its reason, so that gpusched queue and the dashboard say it: "needs 4
-// GPUs; 2 free (queue 2 of 4: has had 38 GPU-h; promoted after 12 h
+// GPUs; 2 free (GPU-time level 2 of 4: has had 38 GPU-h; promoted after 12 h
 // waiting)".
 func withStanding(ex []scheduler.Explanation) {
 	for i := range ex {

@@ -8,6 +8,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -86,7 +87,7 @@ func applyIdle(ctx context.Context, d *Deps, tx *models.Tx, p scheduler.IdlePoli
 		if err := models.RecordIdleWarning(ctx, tx, j.ID, &dec.IdleSince, now); err != nil {
 			return err
 		}
-		payload.Title = fmt.Sprintf("Your %d GPUs on %s have been idle for %s", j.GPUCount, j.Name, idleFor)
+		payload.Title = fmt.Sprintf("Your %s on %s %s been idle for %s", words.Count(j.GPUCount, "GPU"), j.Name, words.Plural(j.GPUCount, "has"), idleFor)
 		if !dec.ReclaimAt.IsZero() {
 			at := dec.ReclaimAt.UTC()
 			payload.Idle.ReclaimAt = &at

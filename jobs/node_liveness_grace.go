@@ -39,8 +39,12 @@ func livenessGrace(ctx context.Context, tx *models.Tx, d Deps) (time.Time, bool,
 	away := max(d.Config.NodeDownAfter*5/6, 2*livenessEvery(d.Config))
 	if gap := now.Sub(st.At); !found || gap > away {
 		st.GraceUntil = now.Add(d.Config.NodeDownAfter + agentRetryPause)
-		d.Logger.Warn("the control plane was away: nodes get time to report again before any is marked down",
-			"away", gap.Round(time.Second), "until", st.GraceUntil)
+		if found { // the first sweep ever: nothing was away
+			d.Logger.Warn("the control plane was away: nodes get time to report again before any is marked down",
+				"away", gap.Round(time.Second), "until", st.GraceUntil)
+		} else {
+			d.Logger.Debug("first liveness sweep: nodes get time to report before any is marked down", "until", st.GraceUntil)
+		}
 	}
 	st.At = now
 	if err := models.PutSetting(ctx, tx, settingLivenessSweep, st, nil, now); err != nil {

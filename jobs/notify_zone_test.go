@@ -21,11 +21,11 @@ func TestNotificationWordedForItsReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
-	stored := models.EventPayload{Event: models.EventBookingClashed, Title: "Your booking of 1 GPUs was changed by an admin",
-		Reason:  "now 2026-12-02T09:00:00Z to 2026-12-02T10:00:00Z, 1 GPUs",
+	stored := models.EventPayload{Event: models.EventBookingClashed, Title: "Your booking of 1 GPU was changed by an admin",
+		Reason:  "now 2026-12-02T09:00:00Z to 2026-12-02T10:00:00Z, 1 GPU",
 		Booking: &models.EventBooking{ID: 7, Kind: "booking", Owner: "ana@example.com", GPUCount: 1, StartsAt: start, EndsAt: start.Add(time.Hour)}}
 	p := stored.In(berlin)
-	if want := "now Wed 2 Dec 10:00 CET to Wed 2 Dec 11:00 CET, 1 GPUs"; p.Reason != want {
+	if want := "now Wed 2 Dec 10:00 CET to Wed 2 Dec 11:00 CET, 1 GPU"; p.Reason != want {
 		t.Errorf("reason %q, want %q", p.Reason, want)
 	}
 	msg, err := json.Marshal(jobs.SlackMessageOf(&p))
@@ -42,7 +42,7 @@ func TestNotificationWordedForItsReader(t *testing.T) {
 	if !strings.Contains(string(hook), `"starts_at":"2026-12-02T09:00:00Z"`) {
 		t.Errorf("the webhook's fields should stay UTC: %s", hook)
 	}
-	if stored.Reason != "now 2026-12-02T09:00:00Z to 2026-12-02T10:00:00Z, 1 GPUs" {
+	if stored.Reason != "now 2026-12-02T09:00:00Z to 2026-12-02T10:00:00Z, 1 GPU" {
 		t.Errorf("In changed the stored payload: %q", stored.Reason)
 	}
 }

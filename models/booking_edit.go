@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 )
 
 // BookingChange is an edit of a booking: the new window, GPUs and note
@@ -102,7 +104,7 @@ func EditBooking(ctx context.Context, tx *Tx, id, actorID int64, admin bool, cha
 		return nil, err
 	}
 	if b.UserID != actorID { // an admin changed someone's booking: tell them
-		reason := fmt.Sprintf("now %s to %s, %d GPUs", b.StartsAt.UTC().Format(time.RFC3339), b.EndsAt.UTC().Format(time.RFC3339), b.GPUCount)
+		reason := fmt.Sprintf("now %s to %s, %s", b.StartsAt.UTC().Format(time.RFC3339), b.EndsAt.UTC().Format(time.RFC3339), words.Count(b.GPUCount, "GPU"))
 		if err := EmitBookingClashed(ctx, tx, b.ID, reason, fmt.Sprint(b.Sequence), now); err != nil {
 			return nil, err
 		}

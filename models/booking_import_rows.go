@@ -15,6 +15,7 @@ import (
 
 	"github.com/gpuscheduler/gpuscheduler/internal/bookingcsv"
 	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 )
 
 // importRules says why row breaks the booking rules, or "".
@@ -23,7 +24,7 @@ func importRules(r *bookingcsv.Row, o ImportOptions, now time.Time) string {
 	case !r.End.After(now):
 		return fmt.Sprintf("already over (it ended %s)", localtime.Stamp(r.End, o.zone()))
 	case o.MaxGPUs > 0 && r.GPUs > o.MaxGPUs:
-		return fmt.Sprintf("asks for %d GPUs; one booking may take at most %d", r.GPUs, o.MaxGPUs)
+		return fmt.Sprintf("asks for %s; one booking may take at most %d", words.Count(r.GPUs, "GPU"), o.MaxGPUs)
 	case o.MaxLength > 0 && r.End.Sub(r.Start) > o.MaxLength:
 		return fmt.Sprintf("lasts %.0fh; a booking may last at most %.0fh", r.End.Sub(r.Start).Hours(), o.MaxLength.Hours())
 	case o.MaxAhead > 0 && r.Start.After(now.Add(o.MaxAhead)):

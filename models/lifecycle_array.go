@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 )
 
 // taskEnded records, in tx, that task j of an array has just ended.
@@ -33,7 +34,7 @@ func (lc *Lifecycle) tasksEnded(ctx context.Context, tx *Tx, id int64, n, failed
 	if failed > 0 {
 		what := fmt.Sprintf("task %d of array %d", *last.ArrayTaskID, a.ID)
 		if n > 1 {
-			what = fmt.Sprintf("%d tasks of array %d", n, a.ID)
+			what = fmt.Sprintf("%s of array %d", words.Count(n, "task"), a.ID)
 		}
 		s := settlement{target: a.ID, array: true, state: last.State, only: []string{scheduler.DependOK}, what: what}
 		if err := lc.settle(ctx, tx, s, now); err != nil {
@@ -63,10 +64,10 @@ func emitArrayEnd(ctx context.Context, tx *Tx, a *JobArray, j *Job, now time.Tim
 	if err != nil {
 		return err
 	}
-	var words []string
+	var says []string
 	for _, st := range JobStates {
 		if n := counts[a.ID][st]; n > 0 {
-			words = append(words, fmt.Sprintf("%d %s", n, st))
+			says = append(says, fmt.Sprintf("%d %s", n, st))
 		}
 	}
 	event, state := EventJobFailed, JobFailed
@@ -81,7 +82,7 @@ func emitArrayEnd(ctx context.Context, tx *Tx, a *JobArray, j *Job, now time.Tim
 		return err
 	}
 	p.Job.ID, p.Job.State, p.Job.GPUs, p.Job.ExitCode = a.ID, state, []string{}, nil
-	p.Reason = fmt.Sprintf("its %d tasks ended: %s", a.TaskCount, strings.Join(words, ", "))
+	p.Reason = fmt.Sprintf("its %s ended: %s", words.Count(a.TaskCount, "task"), strings.Join(says, ", "))
 	p.Title = fmt.Sprintf("Array %s (%s) ended", j.Name, a.Spec)
 	return Emit(ctx, tx, NotifyEvent{Name: event, Subject: fmt.Sprintf("array:%d", a.ID), Users: []int64{j.OwnerID}, Payload: *p}, now)
 }

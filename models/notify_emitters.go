@@ -8,6 +8,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 )
 
 // EmitNodeEvent tells admins (and team channels) that node name went down or came up.
@@ -38,7 +39,7 @@ func emitBookings(ctx context.Context, tx *Tx, event, titleFmt string, where str
 		return 0, fmt.Errorf("models: bookings for %s: %w", event, err)
 	}
 	for _, b := range rows {
-		p := EventPayload{Title: fmt.Sprintf(titleFmt, b.GPUCount),
+		p := EventPayload{Title: fmt.Sprintf(titleFmt, words.Count(b.GPUCount, "GPU")),
 			Booking: &EventBooking{ID: b.ID, Kind: b.Kind, Owner: b.Owner, GPUCount: b.GPUCount, StartsAt: b.StartsAt.UTC(), EndsAt: b.EndsAt.UTC()}}
 		if err := Emit(ctx, tx, NotifyEvent{Name: event, Subject: fmt.Sprintf("booking:%d", b.ID), Users: []int64{b.UserID}, Payload: p}, now); err != nil {
 			return 0, err
@@ -50,11 +51,11 @@ func emitBookings(ctx context.Context, tx *Tx, event, titleFmt string, where str
 // EmitBookingTimes tells owners of bookings that start within lead
 // (booking.starting) or ended in the last hour (booking.ended), once each.
 func EmitBookingTimes(ctx context.Context, tx *Tx, lead time.Duration, now time.Time) error {
-	if _, err := emitBookings(ctx, tx, EventBookingStart, "Your booking of %d GPUs starts soon",
+	if _, err := emitBookings(ctx, tx, EventBookingStart, "Your booking of %s starts soon",
 		"b.kind = 'booking' AND b.starts_at > ? AND b.starts_at <= ?", []any{now, now.Add(lead)}, now); err != nil {
 		return err
 	}
-	_, err := emitBookings(ctx, tx, EventBookingEnded, "Your booking of %d GPUs has ended",
+	_, err := emitBookings(ctx, tx, EventBookingEnded, "Your booking of %s has ended",
 		"b.kind = 'booking' AND b.ends_at <= ? AND b.ends_at > ?", []any{now, now.Add(-time.Hour)}, now)
 	return err
 }
@@ -64,7 +65,7 @@ func EmitHoldsExpired(ctx context.Context, tx *Tx, ids []int64, now time.Time) e
 	if len(ids) == 0 {
 		return nil
 	}
-	_, err := emitBookings(ctx, tx, EventHoldExpired, "Your hold of %d GPUs expired unused",
+	_, err := emitBookings(ctx, tx, EventHoldExpired, "Your hold of %s expired unused",
 		"b.id IN (?)", []any{bun.In(ids)}, now)
 	return err
 }
@@ -126,7 +127,7 @@ func EmitBookingClashed(ctx context.Context, tx *Tx, bookingID int64, reason, su
 	if err != nil {
 		return fmt.Errorf("models: booking %d for booking.clashed: %w", bookingID, err)
 	}
-	p := EventPayload{Title: fmt.Sprintf("Your booking of %d GPUs was changed by an admin", b.GPUCount), Reason: reason,
+	p := EventPayload{Title: "Your booking of " + words.Count(b.GPUCount, "GPU") + " was changed by an admin", Reason: reason,
 		Booking: &EventBooking{ID: b.ID, Kind: b.Kind, Owner: b.Owner, GPUCount: b.GPUCount, StartsAt: b.StartsAt.UTC(), EndsAt: b.EndsAt.UTC()}}
 	return Emit(ctx, tx, NotifyEvent{Name: EventBookingClashed, Subject: fmt.Sprintf("booking:%d#%s", b.ID, subject),
 		Users: []int64{b.UserID}, Payload: p}, now)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gpuscheduler/gpuscheduler/internal/calgrid"
 	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 )
 
 // laneRem is the height of one lane of bars.
@@ -64,14 +65,14 @@ func barTitle(ctx context.Context, b calgrid.Bar) string {
 	var s strings.Builder
 	switch it.Kind {
 	case calgrid.KindJob:
-		fmt.Fprintf(&s, "Job #%d of %s on %d GPU(s), %s", it.ID, it.OwnerFull, it.Count, LocalWindow(ctx, it.Start, it.End))
+		fmt.Fprintf(&s, "Job #%d of %s on %s, %s", it.ID, it.OwnerFull, words.Count(it.Count, "GPU"), LocalWindow(ctx, it.Start, it.End))
 		if it.OpenEnd {
 			s.WriteString(" (no expected end known)")
 		}
 	case calgrid.KindHold:
-		fmt.Fprintf(&s, "Hold #%d of %s for %d GPU(s), %s", it.ID, it.OwnerFull, it.Count, LocalWindow(ctx, it.Start, it.End))
+		fmt.Fprintf(&s, "Hold #%d of %s for %s, %s", it.ID, it.OwnerFull, words.Count(it.Count, "GPU"), LocalWindow(ctx, it.Start, it.End))
 	default:
-		fmt.Fprintf(&s, "Booking #%d of %s for %d GPU(s), %s", it.ID, it.OwnerFull, it.Count, LocalWindow(ctx, it.Start, it.End))
+		fmt.Fprintf(&s, "Booking #%d of %s for %s, %s", it.ID, it.OwnerFull, words.Count(it.Count, "GPU"), LocalWindow(ctx, it.Start, it.End))
 		if b.Tentative {
 			s.WriteString(" (booked by count: the scheduler picks the GPUs)")
 		}
@@ -83,7 +84,7 @@ func barTitle(ctx context.Context, b calgrid.Bar) string {
 }
 
 func capTitle(ctx context.Context, s calgrid.Slot) string {
-	return fmt.Sprintf("%d of %d GPUs free, %s", s.Free, s.Total, LocalWindow(ctx, s.Start, s.End))
+	return fmt.Sprintf("%d of %s free, %s", s.Free, words.Count(s.Total, "GPU"), LocalWindow(ctx, s.Start, s.End))
 }
 
 func ids(v []int64) string {

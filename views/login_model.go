@@ -13,6 +13,9 @@ type Login struct {
 	Dev       *DevLogin // nil: no dev sign-in
 	Next      string
 	Error     string
+	// NoAdmin is set while the server has no admin: the page says who
+	// becomes one.
+	NoAdmin bool
 }
 
 // LoginProvider is one identity provider's button.

@@ -3,6 +3,8 @@ package views
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 )
 
 // gpuGroup is what a node card draws in one tile: a whole GPU, or a GPU in
@@ -98,12 +100,12 @@ func nodeCounts(n Node) string {
 			}
 		}
 	}
-	s := fmt.Sprintf("%d of %d GPUs", free, gpus)
+	s := fmt.Sprintf("%d of %s", free, words.Count(gpus, "GPU"))
 	if slices > 0 {
-		s += fmt.Sprintf(" and %d of %d MIG slices", sfree, slices)
+		s += fmt.Sprintf(" and %d of %s", sfree, words.Count(slices, "MIG slice"))
 	}
 	if slots > 0 {
-		s += fmt.Sprintf(" and %d of %d shared slots", slfree, slots)
+		s += fmt.Sprintf(" and %d of %s", slfree, words.Count(slots, "shared slot"))
 	}
 	return s + " free"
 }

@@ -32,12 +32,12 @@ func TestNodeCardGroupsMIGSlices(t *testing.T) {
 	}
 	html := render(t, NodeCard(n, time.Now()))
 	for name, want := range map[string]int{
-		`data-testid="mig-gpu"`:                  2,
-		`data-testid="mig-slice"`:                4,
-		`data-testid="gpu-tile"`:                 1,
-		`flex-grow: 3`:                           1,
-		`MIG 3g.40gb, 2×1g.10gb`:                 1,
-		`1 of 1 GPUs and 3 of 4 MIG slices free`: 1,
+		`data-testid="mig-gpu"`:                 2,
+		`data-testid="mig-slice"`:               4,
+		`data-testid="gpu-tile"`:                1,
+		`flex-grow: 3`:                          1,
+		`MIG 3g.40gb, 2×1g.10gb`:                1,
+		`1 of 1 GPU and 3 of 4 MIG slices free`: 1,
 	} {
 		if c := strings.Count(html, name); c != want {
 			t.Errorf("%s appears %d times, want %d", name, c, want)

@@ -52,13 +52,16 @@ func (f QueueFilter) HistoryQuery() string {
 
 // QueueJob is one row of the queue page.
 type QueueJob struct {
-	ID          int64
-	Name        string
-	User        string
-	State       string
-	GPUs        int
-	Priority    string // "low" … "critical"
-	Executor    string
+	ID       int64
+	Name     string
+	User     string
+	State    string
+	GPUs     int
+	Priority string // "low" … "critical"
+	Executor string
+	// RunsOn is where a job holding GPUs holds them, for people:
+	// "sim-node-1 · GPUs 4, 5" (PlacesWords); empty until placed.
+	RunsOn      string
 	Position    int    // pending: 1 = next; 0 unknown
 	Code        string // pending: the scheduler's reason code
 	Reason      string // pending: the scheduler's reason in words

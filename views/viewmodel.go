@@ -196,4 +196,7 @@ type DevLogin struct {
 	Email string
 	Error string
 	Next  string
+	// NoAdmin is set while the server has no admin: the first person to
+	// sign in here becomes one, and the form says so.
+	NoAdmin bool
 }

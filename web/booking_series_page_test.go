@@ -26,7 +26,7 @@ func TestBookingSeriesPages(t *testing.T) {
 		"days": {"mon", "tue", "wed", "thu", "fri", "sat", "sun"}, "start_time": {"09:00"}, "end_time": {"11:00"}, "time_zone": {"UTC"}, "note": {"demo slot"}}
 	blocker := calSeed(t, s, calUserID(t, s, "bo@example.com"), 8, 10, 11)
 	st, html, _ := postForm(t, s, ana, "/bookings/series", form)
-	if st != 409 || !strings.Contains(html, "1 of the 7 occurrences are not free") || !strings.Contains(html, fmt.Sprintf(`href="/bookings/%d"`, blocker)) ||
+	if st != 409 || !strings.Contains(html, "1 of the 7 occurrences is not free") || !strings.Contains(html, fmt.Sprintf(`href="/bookings/%d"`, blocker)) ||
 		!strings.Contains(html, "bo@example.com") {
 		t.Fatalf("a series over bo's booking: %d", st)
 	}

@@ -9,8 +9,9 @@ import (
 )
 
 // newLogger returns the process logger: JSON unless format is text, or auto
-// on a terminal.
-func newLogger(w io.Writer, level, format string) *slog.Logger {
+// on a terminal. Noise is demoted to debug (quietHandler); dev demotes
+// every successful request too, so that its console shows events.
+func newLogger(w io.Writer, level, format string, dev bool) *slog.Logger {
 	var lv slog.Level
 	_ = lv.UnmarshalText([]byte(level))
 	opts := &slog.HandlerOptions{Level: lv}
@@ -20,8 +21,9 @@ func newLogger(w io.Writer, level, format string) *slog.Logger {
 			text = true
 		}
 	}
+	var h slog.Handler = slog.NewJSONHandler(w, opts)
 	if text {
-		return slog.New(slog.NewTextHandler(w, opts))
+		h = slog.NewTextHandler(w, opts)
 	}
-	return slog.New(slog.NewJSONHandler(w, opts))
+	return slog.New(quiet(h, dev))
 }

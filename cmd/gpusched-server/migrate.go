@@ -60,5 +60,5 @@ func commandSetup(cmd *cobra.Command) (Config, *slog.Logger, error) {
 	if cfg.Dev && format == "auto" {
 		format = "text" // --dev: people read the log; production's stays JSON
 	}
-	return cfg, newLogger(os.Stderr, level, format), nil
+	return cfg, newLogger(os.Stderr, level, format, cfg.Dev), nil
 }

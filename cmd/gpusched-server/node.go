@@ -138,7 +138,7 @@ func (c *NodeConfig) fromEnv(cmd *cobra.Command, userMap string) error {
 
 // runNode runs the agent and its local API until ctx ends.
 func runNode(ctx context.Context, c NodeConfig) error {
-	logger := newLogger(os.Stderr, "info", "auto")
+	logger := newLogger(os.Stderr, "info", "auto", false)
 	var gpus gpu.Provider
 	if c.FakeGPUs != "" {
 		fake, err := c.fakeGPUs()

@@ -107,10 +107,14 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	}
 	stopSim := func() {}
 	if cfg.Dev && cfg.SimNodes != "none" {
-		if stopSim, err = startSimNodes(bg, db.DB, cfg.SimNodes, cfg.SimMIG, cfg.SimShared, "http://"+ln.Addr().String(), cfg.DataDir, logger); err != nil {
+		if stopSim, err = startSimNodes(bg, db.DB, cp.Deps.Lifecycle, cfg.SimNodes, cfg.SimMIG, cfg.SimShared, "http://"+ln.Addr().String(), cfg.DataDir, logger); err != nil {
 			logger.Error("simulated nodes did not start", "err", err)
 			stopSim = func() {}
 		}
+	}
+	if cfg.Dev { // the console shows what happens, one line each
+		ec := &eventConsole{db: db.DB, listener: cp.Listener, logger: logger}
+		go ec.run(bg)
 	}
 	logger.Info("gpusched serving", "url", url, "dev", cfg.Dev, "version", version)
 	ready(url)

@@ -13,6 +13,8 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient/nethttp"
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
 	"github.com/gpuscheduler/gpuscheduler/internal/node"
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
+	"github.com/gpuscheduler/gpuscheduler/jobs"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -29,7 +31,7 @@ const simTokenName = "dev simulated node"
 // sharedText, unless empty, shares the last node's GPUs into slots
 // (node.ParseSharedGPUs), so that with three nodes a slice job, a share job
 // and a whole-node job run at once.
-func startSimNodes(ctx context.Context, db *models.DB, specText, migText, sharedText, baseURL, dataDir string, logger *slog.Logger) (stop func(), err error) {
+func startSimNodes(ctx context.Context, db *models.DB, lc *models.Lifecycle, specText, migText, sharedText, baseURL, dataDir string, logger *slog.Logger) (stop func(), err error) {
 	spec, err := gpu.ParseFakeSpec(specText)
 	if err != nil {
 		return nil, err
@@ -110,13 +112,18 @@ func startSimNodes(ctx context.Context, db *models.DB, specText, migText, shared
 		// The simulated hosts end with the server: their jobs' processes
 		// must not run on without it (they run in their own process groups,
 		// so Ctrl-C does not reach them). The next start reports their ends.
-		stopped := 0
+		var stopped []int64
 		for _, a := range agents {
-			stopped += a.StopJobs(5 * time.Second)
+			stopped = append(stopped, a.StopJobs(5*time.Second)...)
 		}
-		if stopped > 0 {
-			logger.Info("stopped the simulated nodes' jobs; the next start reports them ended", "jobs", stopped)
+		if len(stopped) == 0 {
+			return
 		}
+		// Their owners read why: each ends with the shutdown as its reason.
+		if _, err := jobs.EndForShutdown(context.WithoutCancel(ctx), db, lc, stopped, time.Now()); err != nil {
+			logger.Error("jobs stopped by the shutdown were not all ended", "jobs", stopped, "err", err)
+		}
+		logger.Info(words.Count(len(stopped), "job")+" "+jobs.ShutdownReason, "jobs", stopped)
 	}, nil
 }
 

@@ -16,7 +16,7 @@ import (
 func TestSimNodesMIGAndShared(t *testing.T) {
 	t.Parallel()
 	s := testserver.New(t)
-	stop, err := startSimNodes(context.Background(), s.DB, "3x4:H100-80GB", "0:7x1g.10gb", "0-1:4", s.URL, t.TempDir(), s.Logger)
+	stop, err := startSimNodes(context.Background(), s.DB, s.Deps.Lifecycle, "3x4:H100-80GB", "0:7x1g.10gb", "0-1:4", s.URL, t.TempDir(), s.Logger)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 )
 
 // sbatchHelp explains what sbatch does beyond its options.
@@ -196,7 +197,7 @@ func printSubmitted(w io.Writer, job *api.Job, asJSON bool) error {
 		return json.NewEncoder(w).Encode(job)
 	}
 	if a := job.Array; a != nil {
-		_, err := fmt.Fprintf(w, "array %d queued: %d tasks [%s] (%d GPU%s each, %s priority)\n", a.ID, a.TaskCount, a.Spec,
+		_, err := fmt.Fprintf(w, "array %d queued: %s [%s] (%d GPU%s each, %s priority)\n", a.ID, words.Count(a.TaskCount, "task"), a.Spec,
 			job.RequestedGPUs, plural(job.RequestedGPUs), job.PriorityName)
 		return err
 	}

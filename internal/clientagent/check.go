@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 )
 
 // Describe says, for `gpusched-agent check`, where the agent sends what
@@ -48,8 +50,8 @@ func Describe(c *Config) (lines, warnings []string) {
 		if a.Requirements != nil && a.Requirements.GPUCount > 0 {
 			gpus = a.Requirements.GPUCount
 		}
-		lines = append(lines, fmt.Sprintf("monitor %s (%s): %s; prefilter /%s/; cooldown %s; asks for %d GPU(s)",
-			m.Name, m.Type, strings.TrimSpace(what), pre, m.Cooldown.D(DefaultCooldown), gpus))
+		lines = append(lines, fmt.Sprintf("monitor %s (%s): %s; prefilter /%s/; cooldown %s; asks for %s",
+			m.Name, m.Type, strings.TrimSpace(what), pre, m.Cooldown.D(DefaultCooldown), words.Count(gpus, "GPU")))
 		if (m.Type == TypeLogTailer || m.Type == TypeFileWatcher) && m.Path != "" {
 			if _, err := os.Stat(m.Path); err != nil {
 				warnings = append(warnings, fmt.Sprintf("monitor %s: %s does not exist yet; it will be watched once it does", m.Name, m.Path))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 )
 
 // gpuChecks reads the GPUs: the library, driver and CUDA, each GPU's
@@ -22,7 +23,7 @@ func (d *Doctor) gpuChecks(ctx context.Context) []Check {
 	if err != nil {
 		return []Check{{Status: Fail, Name: "nvml", Detail: err.Error(), Fix: "check nvidia-smi lists the GPUs; reload the driver or reboot"}}
 	}
-	out := []Check{{Status: OK, Name: "nvml", Detail: fmt.Sprintf("%d GPUs: %s", len(devs), devs[0].Model)}}
+	out := []Check{{Status: OK, Name: "nvml", Detail: fmt.Sprintf("%s: %s", words.Count(len(devs), "GPU"), devs[0].Model)}}
 	insp, ok := d.GPUs.(gpu.Inspector)
 	if !ok {
 		return append(out, Check{Status: Warn, Name: "driver", Detail: "this provider cannot report the driver"})
@@ -59,7 +60,7 @@ func (d *Doctor) gpuChecks(ctx context.Context) []Check {
 		out = append(out, Check{Status: OK, Name: "persistence", Detail: "persistence mode on"})
 	}
 	if len(busy) > 0 {
-		out = append(out, Check{Status: Warn, Name: "processes", Detail: fmt.Sprintf("%d processes already hold GPUs: %s", len(busy), strings.Join(busy, "; ")),
+		out = append(out, Check{Status: Warn, Name: "processes", Detail: fmt.Sprintf("%s already hold GPUs: %s", words.Count(len(busy), "process"), strings.Join(busy, "; ")),
 			Fix: "stop them or let them finish: the scheduler will see those GPUs as used outside it"})
 	} else {
 		out = append(out, Check{Status: OK, Name: "processes", Detail: "no process holds a GPU"})

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 )
 
 // migChecks says how the GPUs are split: the MIG layout the agent offers
@@ -45,8 +46,8 @@ func (d *Doctor) migChecks(ctx context.Context, migOn []int) []Check {
 		out = append(out, Check{Status: Warn, Name: "mig", Detail: "GPUs " + indexList(empty) + " are in MIG mode without MIG devices: they offer nothing",
 			Fix: "give node doctor the layout wanted (--mig-layout \"gpu N: 7x1g.10gb\") to see what it would make, or turn MIG off (nvidia-smi -i N -mig 0, then reset the GPU)"})
 	case len(have) > 0:
-		out = append(out, Check{Status: OK, Name: "mig", Detail: fmt.Sprintf("MIG layout %s: %d MIG devices offered as slices (jobs ask for them by profile, e.g. --gpu-type %s), %d GPUs whole",
-			have, len(devs)-wholeCount(devs), firstProfile(devs), wholeCount(devs))})
+		out = append(out, Check{Status: OK, Name: "mig", Detail: fmt.Sprintf("MIG layout %s: %s offered as slices (jobs ask for them by profile, e.g. --gpu-type %s), %s whole",
+			have, words.Count(len(devs)-wholeCount(devs), "MIG device"), firstProfile(devs), words.Count(wholeCount(devs), "GPU"))})
 	default:
 		out = append(out, Check{Status: OK, Name: "mig", Detail: "MIG mode off on every GPU: all offered whole"})
 	}

@@ -6,14 +6,14 @@ import (
 
 // StopJobs stops every job this agent runs or reattached to (SIGTERM to
 // each job's process group, SIGKILL after grace) and waits until they
-// ended, at most grace and a second more. It returns how many it stopped.
-// The records stay in the state folder, so the next agent on it reports
-// the jobs' ends (killed by a signal). For agents whose jobs must not
+// ended, at most grace and a second more. It returns the ids of the jobs
+// it stopped. The records stay in the state folder, so the next agent on
+// it reports the jobs' ends (harmless once the server has ended them). For agents whose jobs must not
 // outlive them: the simulated nodes of `serve --dev`.
-func (a *Agent) StopJobs(grace time.Duration) int {
+func (a *Agent) StopJobs(grace time.Duration) []int64 {
 	r := a.runs.Load()
 	if r == nil {
-		return 0
+		return nil
 	}
 	r.mu.Lock()
 	runs := make([]*run, 0, len(r.runs))
@@ -22,7 +22,7 @@ func (a *Agent) StopJobs(grace time.Duration) int {
 		runs, ids = append(runs, rn), append(ids, id)
 	}
 	r.mu.Unlock()
-	stopped := 0
+	var stopped []int64
 	for i, id := range ids {
 		select {
 		case <-runs[i].done:
@@ -30,7 +30,7 @@ func (a *Agent) StopJobs(grace time.Duration) int {
 		default:
 		}
 		if runs[i].rec.PID > 0 && r.stopRun(id, grace) {
-			stopped++
+			stopped = append(stopped, id)
 		}
 	}
 	deadline := time.Now().Add(grace + time.Second)

@@ -15,7 +15,8 @@ import (
 
 // Ctrl-C of `make run` (SIGINT to `gpusched serve --dev`) stops the
 // simulated nodes' job processes too, not only the server and its
-// embedded PostgreSQL. The dev server logs text for people.
+// embedded PostgreSQL, and says in one line how many it stopped. The dev
+// server logs text for people.
 func TestCtrlCOfDevServerStopsJobs(t *testing.T) {
 	t.Parallel()
 	if _, err := pgembed.FindBinaries(); err != nil {
@@ -70,6 +71,9 @@ func TestCtrlCOfDevServerStopsJobs(t *testing.T) {
 		t.Error("the embedded PostgreSQL outlived the dev server")
 	}
 	log, _ := os.ReadFile(dev.Log)
+	if !strings.Contains(string(log), `"1 job stopped by the server's shutdown"`) {
+		t.Errorf("the console should say how many jobs the shutdown stopped:\n%s", log)
+	}
 	first, _, _ := strings.Cut(string(log), "\n")
 	if strings.HasPrefix(first, "{") || !strings.Contains(first, "level=") {
 		t.Errorf("--dev should log text; the first line is %q", first)

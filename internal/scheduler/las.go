@@ -18,7 +18,7 @@ const DefaultStopGrace = 60 * time.Second
 // service, and a fresh job goes before one that has already had much.
 type LASConfig struct {
 	// Thresholds are the level boundaries in GPU-hours of attained service,
-	// ascending: len(Thresholds)+1 levels ("queue 1 of 4" is the first).
+	// ascending: len(Thresholds)+1 levels ("GPU-time level 1 of 4" is the first).
 	Thresholds []float64 `json:"thresholds_gpu_hours"`
 	// StarvationLimit promotes a pending job that has waited this long
 	// (since it arrived or was last preempted) ahead of every level; 0
@@ -200,13 +200,13 @@ func stopGrace(j *Job) time.Duration {
 	return DefaultStopGrace
 }
 
-// standing words a job's LAS standing for explanations: "queue 2 of 4:
+// standing words a job's LAS standing for explanations: "GPU-time level 2 of 4:
 // has had 38 GPU-h; promoted after 6 h waiting". Empty for other policies.
 func (p *pass) standing(j *Job) string {
 	if !p.cfg.isLAS() {
 		return ""
 	}
-	s := fmt.Sprintf("queue %d of %d: has had %s GPU-h", p.level(j.AttainedGPUSeconds)+1,
+	s := fmt.Sprintf("GPU-time level %d of %d: has had %s GPU-h", p.level(j.AttainedGPUSeconds)+1,
 		len(p.cfg.LAS.Thresholds)+1, hoursWords(j.AttainedGPUSeconds/3600))
 	if p.promoted(j) {
 		s += "; promoted after " + hoursWords(time.Duration(p.cfg.LAS.StarvationLimit).Hours()) + " h waiting"

@@ -41,7 +41,7 @@ func TestLASOrder(t *testing.T) {
 		t.Errorf("queue (-want +got):\n%s", d)
 	}
 	got := whyOf(pl)[2].Standing // job 2, third
-	if want := "queue 2 of 4: has had 2.0 GPU-h"; got != want {
+	if want := "GPU-time level 2 of 4: has had 2.0 GPU-h"; got != want {
 		t.Errorf("standing %q, want %q", got, want)
 	}
 }
@@ -62,7 +62,7 @@ func TestLASPromotion(t *testing.T) {
 	if d := cmp.Diff([]int64{1, 3, 2, 4}, queueOf(pl)); d != "" {
 		t.Errorf("queue (-want +got):\n%s", d)
 	}
-	if got, want := whyOf(pl)[1].Standing, "queue 4 of 4: has had 70 GPU-h; promoted after 12 h waiting"; got != want {
+	if got, want := whyOf(pl)[1].Standing, "GPU-time level 4 of 4: has had 70 GPU-h; promoted after 12 h waiting"; got != want {
 		t.Errorf("standing %q, want %q", got, want)
 	}
 }
@@ -78,9 +78,9 @@ func TestLASDemotion(t *testing.T) {
 		want    []Preemption
 	}{
 		{"demoted checkpointing job", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint()), PreemptionLoss{}, []Preemption{{
-			JobID: 100, ForJobID: 1, Reason: "preempted for job 1, which needs 1 GPU: checkpointed and demoted to queue 2 of 4 (has had 2.0 GPU-h)", Rule: RuleLASDemotion}}},
+			JobID: 100, ForJobID: 1, Reason: "preempted for job 1, which needs 1 GPU: checkpointed and demoted to GPU-time level 2 of 4 (has had 2.0 GPU-h)", Rule: RuleLASDemotion}}},
 		{"demoted, lower priority than the head", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint(), prio(PriorityLow)), PreemptionLoss{}, []Preemption{{
-			JobID: 100, ForJobID: 1, Reason: "preempted for job 1, which needs 1 GPU: checkpointed and demoted to queue 2 of 4 (has had 2.0 GPU-h)", Rule: RuleLASDemotion}}},
+			JobID: 100, ForJobID: 1, Reason: "preempted for job 1, which needs 1 GPU: checkpointed and demoted to GPU-time level 2 of 4 (has had 2.0 GPU-h)", Rule: RuleLASDemotion}}},
 		// It would sort ahead of the head again and take its GPUs back.
 		{"demoted, higher priority than the head", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint(), prio(PriorityHigh)), PreemptionLoss{}, nil},
 		{"does not checkpoint", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10)), PreemptionLoss{}, nil},
@@ -95,7 +95,7 @@ func TestLASDemotion(t *testing.T) {
 			PreemptionLoss{LostGPUSeconds: 300, CommittedGPUSeconds: 140, HeldGPUSeconds: 10000}, nil},
 		{"lost, committed and the victim's cost under the cap", run(100, 9, 2*time.Hour, 10*time.Hour, ids(10), checkpoint()),
 			PreemptionLoss{LostGPUSeconds: 300, CommittedGPUSeconds: 139, HeldGPUSeconds: 10000}, []Preemption{{
-				JobID: 100, ForJobID: 1, Reason: "preempted for job 1, which needs 1 GPU: checkpointed and demoted to queue 2 of 4 (has had 2.0 GPU-h)", Rule: RuleLASDemotion}}},
+				JobID: 100, ForJobID: 1, Reason: "preempted for job 1, which needs 1 GPU: checkpointed and demoted to GPU-time level 2 of 4 (has had 2.0 GPU-h)", Rule: RuleLASDemotion}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

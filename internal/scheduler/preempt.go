@@ -150,7 +150,7 @@ func (p *pass) preempt(qj *qjob, rq *request) (victims, waits, gs []int32) {
 		rule := RulePriority
 		if !(r.Preemptible && r.Priority < j.Priority) {
 			rule = RuleLASDemotion
-			reason = fmt.Sprintf("preempted for job %d, which needs %s: checkpointed and demoted to queue %d of %d (has had %s GPU-h)",
+			reason = fmt.Sprintf("preempted for job %d, which needs %s: checkpointed and demoted to GPU-time level %d of %d (has had %s GPU-h)",
 				j.ID, p.gpuWords(j), p.level(p.attained(r))+1, len(p.cfg.LAS.Thresholds)+1, hoursWords(p.attained(r)/3600))
 		}
 		p.preempts = append(p.preempts, Preemption{JobID: r.ID, ForJobID: j.ID, Reason: reason, Rule: rule})

@@ -87,7 +87,7 @@ type PresetInfo struct {
 // reads them: the default first, then by family.
 var presetInfo = []PresetInfo{
 	{"default", "The server's default: the same as las-backfill.", "Unless you know why you want another."},
-	{"las-backfill", "Jobs that have had the least GPU time go first, in four levels (queue 1 of 4 is the freshest); small jobs fill gaps without delaying the head; checkpointing jobs may be paused when demoted.",
+	{"las-backfill", "Jobs that have had the least GPU time go first, in four levels (GPU-time level 1 of 4, the least GPU time had, goes first); small jobs fill gaps without delaying the head; checkpointing jobs may be paused when demoted.",
 		"A team with mixed short and long jobs and no reliable run-time estimates."},
 	{"las", "Least GPU time first, in four levels, in strict order: nothing jumps ahead to fill a gap.", "You want the order of las-backfill to be strict, at the cost of idle GPUs."},
 	{"las-learned", "las-backfill, but gaps are filled on run times learned from earlier runs, never on what users announce.",

@@ -324,7 +324,7 @@ type Explanation struct {
 	// Score is the job's effective priority under the policy (higher first).
 	Score float64
 	// Standing is the job's place under an attained-service policy, for a
-	// person: "queue 2 of 4: has had 38 GPU-h; promoted after 12 h
+	// person: "GPU-time level 2 of 4: has had 38 GPU-h; promoted after 12 h
 	// waiting"; empty under other policies and beyond position 100.
 	Standing string
 	// At is the instant the Reason names: the end of the booking for
