@@ -13,14 +13,15 @@ import (
 )
 
 func newSacctCmd() *cobra.Command {
-	var ids, states string
+	var ids, states, startTime string
 	var noHeader, parsable bool
 	cmd := &cobra.Command{
-		Use:   "sacct [-j ID[,ID]] [-s STATE[,STATE]] [-n] [-P]",
+		Use:   "sacct [-j ID[,ID]] [-S TIME] [-s STATE[,STATE]] [-n] [-P]",
 		Short: "Jobs in Slurm's sacct columns: JobID JobName State ExitCode Elapsed",
 		Long: `Jobs in Slurm's sacct shape: JobID JobName State ExitCode Elapsed. -j lists those jobs, ended
-ones included; without -j it lists your running and pending jobs (for ended ones give their
-ids). States are Slurm's (COMPLETED, FAILED, CANCELLED, TIMEOUT, RUNNING, PENDING…); an exit
+ones included; without -j it lists, as Slurm does, your jobs since midnight (-S moves the
+start: "2026-11-23", "yesterday 09:00", "-7d"): those still running or pending and those that
+ended since, from the job history. States are Slurm's (COMPLETED, FAILED, CANCELLED, TIMEOUT, RUNNING, PENDING…); an exit
 by a signal shows as 0:SIGNAL. -P prints fields separated by |, -n no header.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -49,6 +50,11 @@ by a signal shows as 0:SIGNAL. -P prints fields separated by |, -n no header.`,
 					return err
 				}
 				jobs = append(q.RunningJobs, q.QueuedJobs...)
+				ended, err := sacctEnded(cmd, c, startTime)
+				if err != nil {
+					return err
+				}
+				jobs = append(jobs, ended...)
 			}
 			keep := squeueFilter("", "", states)
 			w := cmd.OutOrStdout()
@@ -84,6 +90,7 @@ by a signal shows as 0:SIGNAL. -P prints fields separated by |, -n no header.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&ids, "jobs", "j", "", "these jobs (ids), ended ones included, comma-separated")
+	f.StringVarP(&startTime, "starttime", "S", "", "without -j: jobs ended since this time (default: midnight today, local time)")
 	f.StringVarP(&states, "state", "s", "", "only jobs in these states (COMPLETED, FAILED, CANCELLED, TIMEOUT, RUNNING, PENDING, or CD, F, CA, TO, R, PD)")
 	f.BoolVarP(&noHeader, "noheader", "n", false, "no header lines")
 	f.BoolVarP(&parsable, "parsable2", "P", false, "fields separated by |")

@@ -107,6 +107,15 @@ func TestSlurmAliases(t *testing.T) {
 		!strings.Contains(out, "training-+ CANCELLED+") && !strings.Contains(out, "training-r CANCELLED+") {
 		t.Errorf("sacct: %q %v", out, err)
 	}
+	// Without -j: today's jobs, the ended ones from the history.
+	out, err = gpusched(t, "sacct", "-P", "-n", "-S", "-1h")
+	if err != nil || !strings.Contains(out, first+"|training-run-7|CANCELLED|") || !strings.Contains(out, second+"|eval|CANCELLED|") {
+		t.Errorf("sacct without -j lists today's ended jobs:\n%s %v", out, err)
+	}
+	out, err = gpusched(t, "sacct", "-P", "-n", "-S", "+1h")
+	if err != nil || out != "" {
+		t.Errorf("sacct -S an hour from now lists nothing: %q %v", out, err)
+	}
 }
 
 // Slurm's forms of times, exit codes and states.
