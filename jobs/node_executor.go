@@ -53,6 +53,7 @@ func (e *NodeExecutor) Hand(ctx context.Context, tx *models.Tx, j *models.Job, g
 	if start.Array, err = arrayTask(ctx, tx, j); err != nil {
 		return models.Handover{}, err
 	}
+	start.Session = sessionStart(j)
 	for _, g := range gpus {
 		if g.NodeID != gpus[0].NodeID {
 			return models.Handover{}, &models.Refusal{Reason: "the node executor runs a job on one node; this one spans several (use Ray)"}

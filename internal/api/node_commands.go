@@ -17,6 +17,8 @@ type StartJob struct {
 	// Array is set for a task of an array: the run sees it as
 	// GPUSCHED_ARRAY_* (and Slurm's SLURM_ARRAY_*).
 	Array *ArrayTask `json:"array,omitempty"`
+	// Session is set for an interactive session's server (sessions.go).
+	Session *SessionStart `json:"session,omitempty"`
 }
 
 // ArrayTask is which task of which array a run is.

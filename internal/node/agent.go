@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"sync"
@@ -42,6 +43,12 @@ type Agent struct {
 	RunAsSelf bool
 	// Procs reads processes; zero: the host's /proc.
 	Procs gpu.ProcFS
+	// SessionListener, when set, serves interactive sessions: the control
+	// plane's signed requests for /s/{job}/ are forwarded to the session
+	// server's loopback port. SessionURL is how the control plane reaches
+	// it (default: the listener's address).
+	SessionListener net.Listener
+	SessionURL      string
 
 	nodeID atomic.Int64
 	offer  atomic.Pointer[offered] // what the last registration offered
@@ -50,6 +57,8 @@ type Agent struct {
 
 	leases  leaseBook    // the leases of local processes (/acquire, adopted)
 	leaseMu sync.RWMutex // held to create a lease (read) and to adopt leases (write)
+
+	sessions sessionBook // the interactive sessions served here
 }
 
 // MaxRetryPause is the longest the agent waits before trying the control
@@ -73,6 +82,10 @@ func (a *Agent) Run(ctx context.Context) error {
 	a.life.Store(&ctx)
 	if err := a.startRunner(ctx); err != nil {
 		return err
+	}
+	if a.SessionListener != nil {
+		a.sessions.ready = a.reportReady(a.sessionURL(a.SessionListener))
+		go a.serveSessions(ctx, a.SessionListener)
 	}
 	backoff := time.Second
 	for ctx.Err() == nil {
@@ -114,7 +127,7 @@ func (a *Agent) startRunner(ctx context.Context) error {
 	work, _ := a.GPUs.(gpu.Workloads)
 	r := &runner{ctx: ctx, files: runFiles{dir: dir}, procfs: procs, logger: a.Logger, work: work,
 		mapping: a.UserMap, asSelf: a.RunAsSelf, report: agentReporter{a}, runs: map[int64]*run{},
-		host: a.Hostname}
+		host: a.Hostname, sessions: &a.sessions}
 	a.runs.Store(r)
 	return r.reattach()
 }

@@ -25,6 +25,8 @@ type runner struct {
 	asSelf  bool // run every job as the agent itself
 	report  reporter
 	host    string // the node's name as the agent reports it (SLURM_JOB_NODELIST)
+	// sessions are the interactive sessions' servers among the runs.
+	sessions *sessionBook
 
 	mu   sync.Mutex
 	runs map[int64]*run // by start command id
@@ -63,10 +65,21 @@ func (r *runner) start(id int64, s *api.StartJob) (int, error) {
 	if err := r.files.save(rec); err != nil { // before the start: a crash now means lost, never twice
 		return 0, err
 	}
+	port := 0
+	if s.Session != nil {
+		if port, err = freePort(); err != nil {
+			_ = r.files.remove(id)
+			return 0, err
+		}
+		s = sessionEnv(s, port)
+	}
 	cmd, err := startProcess(r.files, id, s, who, r.host)
 	if err != nil {
 		_ = r.files.remove(id)
 		return 0, err
+	}
+	if s.Session != nil && r.sessions != nil {
+		r.sessions.add(r.ctx, s.JobID, port, s.Session)
 	}
 	rec.PID = cmd.Process.Pid
 	if err := r.files.save(rec); err != nil {
@@ -212,6 +225,9 @@ func (r *runner) forget(rn *run) {
 	r.mu.Lock()
 	delete(r.runs, rn.rec.CommandID)
 	r.mu.Unlock()
+	if r.sessions != nil {
+		r.sessions.remove(rn.rec.JobID)
+	}
 	if r.work != nil {
 		r.work.Ended(rn.rec.PID)
 	}

@@ -1,0 +1,46 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
+	"github.com/gpuscheduler/gpuscheduler/models"
+)
+
+// NodeSessionReady handles POST /api/v1/nodes/{id}/sessions/{job}/ready:
+// the node agent's report that a session's server answers, and where its
+// session listener is reached. The session must hold GPUs on that node.
+func (h *Handlers) NodeSessionReady(c echo.Context) error {
+	node, err := ownNode(c)
+	if err != nil {
+		return err
+	}
+	job, err := strconv.ParseInt(c.Param("job"), 10, 64)
+	if err != nil || job <= 0 {
+		return Errorf(http.StatusBadRequest, api.CodeInvalidPath, "job id %q is not a positive number", c.Param("job"))
+	}
+	var r api.SessionReady
+	if err := decodeNodeJSON(c, &r); err != nil {
+		return err
+	}
+	if u, err := url.Parse(r.AgentURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(r.AgentURL) > 512 {
+		return invalid("agent_url", "must be the http(s) URL of the agent's session listener, not %q", r.AgentURL)
+	}
+	if len(r.TokenPrefix) != 12 {
+		return invalid("token_prefix", "must be the node token's 12-character prefix")
+	}
+	err = h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
+		_, err := models.MarkInteractiveReady(ctx, tx, job, node.ID, r.AgentURL, r.TokenPrefix, h.Now())
+		return err
+	})
+	if err != nil {
+		return fromModel(err, fmt.Sprintf("session %d on node %s", job, node.Name))
+	}
+	return c.NoContent(http.StatusNoContent)
+}
