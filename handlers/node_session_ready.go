@@ -36,7 +36,7 @@ func (h *Handlers) NodeSessionReady(c echo.Context) error {
 		return invalid("token_prefix", "must be the node token's 12-character prefix")
 	}
 	err = h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
-		_, err := models.MarkInteractiveReady(ctx, tx, job, node.ID, r.AgentURL, r.TokenPrefix, h.Now())
+		_, err := models.MarkInteractiveReady(ctx, tx, job, node.ID, r.AgentURL, r.TokenPrefix, r.LastActivity, h.Now())
 		return err
 	})
 	if err != nil {

@@ -76,7 +76,9 @@ func (h *Handlers) SessionProxy(c echo.Context) error {
 			return err
 		}
 	}
-	h.touchSession(id, now)
+	if s.Session.Kind != models.SessionJupyter {
+		h.touchSession(id, now) // Jupyter tells its own activity (through the agent)
+	}
 	// The dashboard's page headers are for its own pages; the server sends
 	// its own (Jupyter's CSP allows its inline scripts).
 	hdr := c.Response().Header()

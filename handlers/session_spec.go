@@ -15,7 +15,8 @@ import (
 // requests carry the dashboard's host; Jupyter's own XSRF check stays. A
 // user without a writable home keeps Jupyter's data in its runtime folder.
 const jupyterCommand = `export JUPYTER_RUNTIME_DIR="${TMPDIR:-/tmp}/gpusched-jupyter-$GPUSCHED_JOB_ID"
-[ -w "$HOME" ] || export JUPYTER_DATA_DIR="$JUPYTER_RUNTIME_DIR/data" IPYTHONDIR="$JUPYTER_RUNTIME_DIR/ipython"
+[ -w "$HOME" ] || export JUPYTER_DATA_DIR="$JUPYTER_RUNTIME_DIR/data" JUPYTER_CONFIG_DIR="$JUPYTER_RUNTIME_DIR/config" \
+  IPYTHONDIR="$JUPYTER_RUNTIME_DIR/ipython"
 exec jupyter-notebook --no-browser --ip=127.0.0.1 --port="$PORT" --port-retries=0 \
   --NotebookApp.token='' --NotebookApp.password='' --NotebookApp.allow_remote_access=True \
   --NotebookApp.base_url="$GPUSCHED_SESSION_PATH"`

@@ -128,17 +128,21 @@ func ListInteractive(ctx context.Context, db bun.IDB, owner int64, all bool, lim
 var liveStates = []string{JobQueued, JobScheduled, JobAllocating, JobRunning, JobPreempted}
 
 // MarkInteractiveReady records that the server of session id, running on
-// nodeID, answers, and where its agent listens: it reports whether this is
+// nodeID, answers, and where its agent listens, with its last activity
+// (nil: now): it reports whether this is
 // the first time (so the caller notifies the owner once). A report for a
 // job that is not a session running on that node is ErrNotFound.
-func MarkInteractiveReady(ctx context.Context, db bun.IDB, id, nodeID int64, agentURL, tokenPrefix string, now time.Time) (bool, error) {
+func MarkInteractiveReady(ctx context.Context, db bun.IDB, id, nodeID int64, agentURL, tokenPrefix string, activity *time.Time, now time.Time) (bool, error) {
 	var first bool
+	if activity == nil || activity.After(now) {
+		activity = &now
+	}
 	err := db.NewRaw(`UPDATE interactive_sessions AS s SET node_id = ?, agent_url = ?, token_prefix = ?,
-	        ready_at = COALESCE(s.ready_at, ?), last_activity_at = COALESCE(s.last_activity_at, ?)
+	        ready_at = COALESCE(s.ready_at, ?), last_activity_at = GREATEST(s.last_activity_at, ?)
 	    WHERE s.job_id = ? AND EXISTS (SELECT 1 FROM allocations a JOIN gpus g ON g.id = a.gpu_id
 	        WHERE a.job_id = s.job_id AND a.released_at IS NULL AND g.node_id = ?)
 	    RETURNING (SELECT ready_at IS NULL FROM interactive_sessions WHERE job_id = s.job_id)`,
-		nodeID, agentURL, tokenPrefix, now, now, id, nodeID).Scan(ctx, &first)
+		nodeID, agentURL, tokenPrefix, now, *activity, id, nodeID).Scan(ctx, &first)
 	if err != nil {
 		return false, notFound(err, fmt.Sprintf("session %d on node %d", id, nodeID))
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -30,7 +31,7 @@ func startSessionNode(t testing.TB, s *testserver.Server, name, spec string) {
 	}
 	tok, _ := s.NodeToken(t, name)
 	a := &node.Agent{Client: apiclient.New(s.URL, tok), GPUs: gpu.NewFake(name, fs), Hostname: name, Logger: s.Logger,
-		Interval: 500 * time.Millisecond, StateDir: t.TempDir(), SessionListener: ln}
+		Interval: 500 * time.Millisecond, StateDir: filepath.Join(sessionWorkdir(t), "state"), SessionListener: ln}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = a.Run(ctx); close(done) }()
@@ -63,6 +64,7 @@ func sessionWorkdir(t testing.TB) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	// Not t.TempDir: its parent is private to the tests' user.
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}

@@ -70,6 +70,10 @@ type SessionReady struct {
 	// TokenPrefix names the node token the agent holds: the control plane
 	// signs its requests with that token's hash.
 	TokenPrefix string `json:"token_prefix"`
+	// LastActivity is the server's own last activity (Jupyter's
+	// /api/status, or now while a kernel runs code); the idle policy counts
+	// it as use of the session's GPUs.
+	LastActivity *time.Time `json:"last_activity,omitempty"`
 }
 
 // Session proxy signing: the control plane sends SessionAuthHeader =

@@ -85,6 +85,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	if a.SessionListener != nil {
 		a.sessions.ready = a.reportReady(a.sessionURL(a.SessionListener))
+		a.sessions.every = a.Interval
 		go a.serveSessions(ctx, a.SessionListener)
 	}
 	backoff := time.Second

@@ -87,7 +87,11 @@ func (r *runner) start(id int64, s *api.StartJob) (int, error) {
 	}
 	rn := &run{rec: rec, done: make(chan struct{})}
 	r.runs[id] = rn
-	r.started(rec, "job-"+fmt.Sprint(s.JobID))
+	if s.Session == nil {
+		// A session's server holds no GPU until its code uses one: a
+		// simulated provider shows its GPUs idle.
+		r.started(rec, "job-"+fmt.Sprint(s.JobID))
+	}
 	go func() {
 		err := cmd.Wait()
 		rn.exit = exitOf(r.files, id, err, cmd.ProcessState)

@@ -1,7 +1,10 @@
 package node
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
+	"io"
 	"fmt"
 	"net"
 	"net/http"
@@ -17,8 +20,11 @@ import (
 type sessionBook struct {
 	mu   sync.Mutex
 	byID map[int64]*sessionRun
-	// ready reports a session's server answering to the control plane.
-	ready func(ctx context.Context, jobID int64) error
+	// ready reports a session's server answering to the control plane,
+	// with its last activity when the server tells it (Jupyter).
+	ready func(ctx context.Context, jobID int64, lastActivity *time.Time) error
+	// every is how often a Jupyter server's activity is read (0: 10 s).
+	every time.Duration
 }
 
 // sessionRun is one session's server.
@@ -26,6 +32,7 @@ type sessionRun struct {
 	jobID int64
 	port  int
 	strip bool
+	kind  string
 	done  chan struct{} // closed when the run ends
 }
 
@@ -55,7 +62,7 @@ func sessionEnv(s *api.StartJob, port int) *api.StartJob {
 // add records a started session and waits, in the background, until its
 // server answers at probe (or the run ends), then reports it ready.
 func (b *sessionBook) add(ctx context.Context, jobID int64, port int, s *api.SessionStart) *sessionRun {
-	sr := &sessionRun{jobID: jobID, port: port, strip: s.StripPrefix, done: make(chan struct{})}
+	sr := &sessionRun{jobID: jobID, port: port, strip: s.StripPrefix, kind: s.Kind, done: make(chan struct{})}
 	b.mu.Lock()
 	if b.byID == nil {
 		b.byID = map[int64]*sessionRun{}
@@ -86,31 +93,84 @@ func (b *sessionBook) remove(id int64) {
 }
 
 // probe polls the server until it answers HTTP at path, then reports it
-// ready (retrying the report until the control plane has it).
+// ready (retrying the report until the control plane has it); for Jupyter
+// it then reports the server's own last activity as it changes.
 func (b *sessionBook) probe(ctx context.Context, sr *sessionRun, path string) {
 	client := &http.Client{Timeout: 2 * time.Second}
-	url := "http://127.0.0.1:" + strconv.Itoa(sr.port) + path
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
-	answered := false
+	base := "http://127.0.0.1:" + strconv.Itoa(sr.port)
+	pause := 250 * time.Millisecond
+	var reported *time.Time
+	ready := false
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-sr.done:
 			return
-		case <-tick.C:
+		case <-time.After(pause):
 		}
-		if !answered {
-			resp, err := client.Get(url)
+		if !ready {
+			resp, err := client.Get(base + path)
 			if err != nil {
 				continue
 			}
 			resp.Body.Close()
-			answered = true
+			if b.ready == nil || b.ready(ctx, sr.jobID, nil) != nil {
+				continue
+			}
+			ready = true
 		}
-		if b.ready == nil || b.ready(ctx, sr.jobID) == nil {
+		if sr.kind != "jupyter" || b.ready == nil {
 			return
 		}
+		pause = cmp.Or(b.every, 10*time.Second)
+		last, err := jupyterActivity(ctx, client, base+api.SessionPath(sr.jobID))
+		if err != nil || (reported != nil && !last.After(*reported)) {
+			continue
+		}
+		if b.ready(ctx, sr.jobID, &last) == nil {
+			reported = &last
+		}
 	}
+}
+
+// jupyterActivity is a Jupyter server's last activity: its own
+// (/api/status, which counts kernels, terminals and API requests), or now
+// while a kernel is busy. Neither request counts as activity itself.
+func jupyterActivity(ctx context.Context, client *http.Client, base string) (time.Time, error) {
+	var status struct {
+		LastActivity time.Time `json:"last_activity"`
+	}
+	if err := getJSON(ctx, client, base+"api/status", &status); err != nil {
+		return time.Time{}, err
+	}
+	var kernels []struct {
+		ExecutionState string `json:"execution_state"`
+	}
+	if err := getJSON(ctx, client, base+"api/kernels?no_track_activity=1", &kernels); err != nil {
+		return time.Time{}, err
+	}
+	for _, k := range kernels {
+		if k.ExecutionState == "busy" {
+			return time.Now().UTC(), nil
+		}
+	}
+	return status.LastActivity, nil
+}
+
+// getJSON decodes the JSON answer to a GET of url into v.
+func getJSON(ctx context.Context, client *http.Client, url string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("node: %s: %s", url, resp.Status)
+	}
+	return json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(v)
 }

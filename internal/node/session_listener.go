@@ -102,14 +102,15 @@ func tokenPrefix(token string) string {
 }
 
 // reportReady is the session book's report: the session's server answers
-// and this agent's listener at url forwards to it.
-func (a *Agent) reportReady(url string) func(ctx context.Context, jobID int64) error {
-	return func(ctx context.Context, jobID int64) error {
+// and this agent's listener at url forwards to it (with the server's last
+// activity, when known).
+func (a *Agent) reportReady(url string) func(ctx context.Context, jobID int64, last *time.Time) error {
+	return func(ctx context.Context, jobID int64, last *time.Time) error {
 		id := a.NodeID()
 		if id == 0 {
 			return errNotRegistered
 		}
-		err := a.Client.SessionReady(ctx, id, jobID, api.SessionReady{AgentURL: url, TokenPrefix: tokenPrefix(a.Client.Token)})
+		err := a.Client.SessionReady(ctx, id, jobID, api.SessionReady{AgentURL: url, TokenPrefix: tokenPrefix(a.Client.Token), LastActivity: last})
 		if err != nil {
 			return fmt.Errorf("node: report session %d ready: %w", jobID, err)
 		}
