@@ -74,7 +74,7 @@ func clientCommands(b Build) []clientCommand {
 		{"run", newRunCmd}, {"logs", newLogsCmd}, {"login", newLoginCmd},
 		{"book", func() *cobra.Command { return oneShot(newBookCmd()) }}, {"bookings", newBookingsCmd}, // bookings calendar
 		{"version", func() *cobra.Command { return oneShot(newVersionCmd(b)) }},
-		{"healthcheck", newHealthcheckCmd}, // container health probe
+		{"healthcheck", newHealthcheckCmd},                       // container health probe
 		{"notebook", newNotebookCmd}, {"session", newSessionCmd}, // interactive sessions
 	}
 }
