@@ -248,6 +248,9 @@ func authzRows() map[string]authzRow {
 		"GET /api/v1/sessions/:id":                   {req: sessionPath("/api/v1/sessions/%d"), want: own(200, 404)},
 		"DELETE /api/v1/sessions/:id":                {req: sessionPath("/api/v1/sessions/%d"), want: own(200, 404)},
 		"POST /api/v1/nodes/:id/sessions/:job/ready": {req: path("/api/v1/nodes/1/sessions/1/ready", `{}`), want: node},
+		"GET /sessions":                              {want: page(200)},
+		"POST /sessions":                             {req: path("", "kind=jupyter&gpu_count=1"), want: post(303)},
+		"POST /sessions/:id/stop":                    {req: sessionPath("/sessions/%d/stop"), want: [4]int{401, 303, 404, 303}},
 		"GET /s/:id":                                 {req: sessionPath("/s/%d"), want: [4]int{303, 303, 404, 303}},
 		"ANY /s/:id/*":                               {req: sessionPath("/s/%d/api/status"), want: [4]int{303, 503, 404, 503}}, // not ready: no agent
 	}

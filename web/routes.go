@@ -175,6 +175,10 @@ func (s *Server) routes(o Options) {
 	in.GET("/fragments/jobs/:id/logs", h.JobLogsFragment)
 	in.POST("/jobs/:id/priority", h.JobPriorityPage)
 	in.POST("/queue", h.QueueSubmitPage)
+	// Interactive sessions (page): list, start a notebook, stop.
+	in.GET("/sessions", h.SessionsPage)
+	in.POST("/sessions", h.SessionStartPage)
+	in.POST("/sessions/:id/stop", h.SessionStopPage)
 	// Bookings calendar (pages).
 	in.GET("/bookings", h.BookingsPage)
 	in.GET("/fragments/bookings", h.BookingsFragment)
