@@ -1,4 +1,4 @@
-// Package cli holds gpusched's client commands (submit, queue, cancel, renew, run,
+// Package cli holds gpusched's client commands (submit, queue, cancel, renew, run, notebook, session,
 // logs, login, book, bookings, healthcheck, version), the root command both
 // binaries share, and the hand-over of the server commands from the small
 // `gpusched` client to the full `gpusched-server` binary. It links only what

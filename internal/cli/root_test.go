@@ -10,7 +10,7 @@ import (
 )
 
 // allClient is every client command, in help's order.
-var allClient = []string{"submit", "sbatch", "queue", "cancel", "renew", "run", "logs", "login", "book", "bookings", "version", "healthcheck"}
+var allClient = []string{"submit", "sbatch", "queue", "cancel", "renew", "run", "logs", "login", "book", "bookings", "version", "healthcheck", "notebook", "session"}
 
 // One call builds only the command it runs; help, completion, a flag first
 // or a misspelling see every command.
