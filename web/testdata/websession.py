@@ -60,4 +60,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-http.server.ThreadingHTTPServer(("127.0.0.1", int(os.environ["PORT"])), Handler).serve_forever()
+server = http.server.ThreadingHTTPServer(("127.0.0.1", int(os.environ["PORT"])), Handler)
+print("listening on 127.0.0.1:%s" % os.environ["PORT"], flush=True)
+server.serve_forever()
