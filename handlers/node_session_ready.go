@@ -15,7 +15,9 @@ import (
 
 // NodeSessionReady handles POST /api/v1/nodes/{id}/sessions/{job}/ready:
 // the node agent's report that a session's server answers, and where its
-// session listener is reached. The session must hold GPUs on that node.
+// session listener is reached (and, later, the server's last activity).
+// The session must hold GPUs on that node. The first report tells the
+// owner (session.ready, with the link).
 func (h *Handlers) NodeSessionReady(c echo.Context) error {
 	node, err := ownNode(c)
 	if err != nil {
@@ -36,8 +38,23 @@ func (h *Handlers) NodeSessionReady(c echo.Context) error {
 		return invalid("token_prefix", "must be the node token's 12-character prefix")
 	}
 	err = h.DB.InTx(c.Request().Context(), func(ctx context.Context, tx *models.Tx) error {
-		_, err := models.MarkInteractiveReady(ctx, tx, job, node.ID, r.AgentURL, r.TokenPrefix, r.LastActivity, h.Now())
-		return err
+		now := h.Now()
+		first, err := models.MarkInteractiveReady(ctx, tx, job, node.ID, r.AgentURL, r.TokenPrefix, r.LastActivity, now)
+		if err != nil || !first {
+			return err
+		}
+		j, err := models.GetJob(ctx, tx, job)
+		if err != nil {
+			return err
+		}
+		payload, err := models.JobPayload(ctx, tx, j, now)
+		if err != nil {
+			return err
+		}
+		payload.Path = api.SessionPath(job)
+		payload.Title = fmt.Sprintf("Your %s session %d is ready", models.SessionKindOf(j.JobType), job)
+		return models.Emit(ctx, tx, models.NotifyEvent{Name: models.EventSessionReady, Subject: fmt.Sprintf("job:%d", job),
+			Users: []int64{j.OwnerID}, Payload: *payload}, now)
 	})
 	if err != nil {
 		return fromModel(err, fmt.Sprintf("session %d on node %s", job, node.Name))

@@ -15,7 +15,8 @@ import (
 
 // The idle policy gives a Jupyter session's GPUs back once Jupyter itself
 // has seen no activity (and its GPUs none) for idle_after plus the grace:
-// the owner is warned (gpu.idle), the session ends "reclaimed: idle for …",
+// the owner is told it is ready, then warned (session.idle), the session
+// ends "reclaimed: idle for …" (session.stopped, saying where its files are),
 // and the notebook saved through the proxy is still in its working
 // directory.
 func TestJupyterSessionIdleStops(t *testing.T) {
@@ -64,10 +65,17 @@ func TestJupyterSessionIdleStops(t *testing.T) {
 	if !strings.HasPrefix(j.StopReason, "reclaimed: idle for ") {
 		t.Errorf("stop reason %q", j.StopReason)
 	}
-	var warned int
-	if err := s.DB.Bun.NewRaw(`SELECT count(*) FROM notifications WHERE user_id = ? AND event = ?`, owner.ID, models.EventGPUIdle).
-		Scan(t.Context(), &warned); err != nil || warned == 0 {
-		t.Errorf("no gpu.idle warning (%v)", err)
+	for _, ev := range []string{models.EventSessionReady, models.EventSessionIdle, models.EventSessionStopped} {
+		var told int
+		if err := s.DB.Bun.NewRaw(`SELECT count(*) FROM notifications WHERE user_id = ? AND event = ? AND channel_type = 'in_app'`, owner.ID, ev).
+			Scan(t.Context(), &told); err != nil || told != 1 {
+			t.Errorf("%s told %d times (%v), want once", ev, told, err)
+		}
+	}
+	var text string
+	if err := s.DB.Bun.NewRaw(`SELECT payload->>'text' FROM notifications WHERE user_id = ? AND event = ?`, owner.ID, models.EventSessionStopped).
+		Scan(t.Context(), &text); err != nil || !strings.Contains(text, dir) {
+		t.Errorf("session.stopped does not say where the files are: %q (%v)", text, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "kept.ipynb")); err != nil {
 		t.Errorf("the notebook is gone after the idle stop: %v", err)
