@@ -7,8 +7,8 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
