@@ -35,6 +35,9 @@ func TestNotificationPages(t *testing.T) {
 		models.EventNodeUp:            {bare(models.EventNodeUp), "/admin/nodes"},
 		models.EventInvariantRepaired: {bare(models.EventInvariantRepaired), "/admin"},
 		models.EventTest:              {bare(models.EventTest), "/settings/notifications"},
+		models.EventSessionReady:      {job(models.EventSessionReady), "/s/42/"},
+		models.EventSessionIdle:       {job(models.EventSessionIdle), "/s/42/"},
+		models.EventSessionStopped:    {job(models.EventSessionStopped), "/sessions"},
 	}
 	for _, e := range append([]string{models.EventTest}, models.Events...) {
 		if _, ok := cases[e]; !ok {
