@@ -109,6 +109,9 @@ func TestJupyterSessionThroughProxy(t *testing.T) {
 	}
 	poll(t, tab, "the cell's output", fmt.Sprintf(`Array.from(document.querySelectorAll('.output_area pre')).some(e => e.textContent.includes('gpus=%s'))`, gpus), 60*time.Second)
 	browsertest.Screenshot(t, tab, "session-jupyter-notebook")
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(390, 844)); err == nil {
+		browsertest.Screenshot(t, tab, "session-jupyter-notebook-390")
+	}
 	if err := chromedp.Do(tab, chromedp.Evaluate[chromedp.Void](`Jupyter.notebook.save_notebook(); true`)); err != nil {
 		t.Fatal(err)
 	}
