@@ -21,6 +21,14 @@ import (
 // listener on a loopback port, as `gpusched node --session-listen` does.
 func startSessionNode(t testing.TB, s *testserver.Server, name, spec string) {
 	t.Helper()
+	tok, _ := s.NodeToken(t, name)
+	runSessionAgent(t, s, name, spec, tok, filepath.Join(sessionWorkdir(t), "state"))
+}
+
+// runSessionAgent runs an agent of node name with token tok and state
+// folder dir until the returned stop (or the test's end).
+func runSessionAgent(t testing.TB, s *testserver.Server, name, spec, tok, dir string) (stop func()) {
+	t.Helper()
 	fs, err := gpu.ParseFakeSpec(spec)
 	if err != nil {
 		t.Fatal(err)
@@ -29,18 +37,26 @@ func startSessionNode(t testing.TB, s *testserver.Server, name, spec string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, _ := s.NodeToken(t, name)
 	a := &node.Agent{Client: apiclient.New(s.URL, tok), GPUs: gpu.NewFake(name, fs), Hostname: name, Logger: s.Logger,
-		Interval: 500 * time.Millisecond, StateDir: filepath.Join(sessionWorkdir(t), "state"), SessionListener: ln}
+		Interval: 500 * time.Millisecond, StateDir: dir, SessionListener: ln}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = a.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	stopped := false
+	stop = func() {
+		if !stopped {
+			stopped = true
+			cancel()
+			<-done
+		}
+	}
+	t.Cleanup(stop)
 	waitFor(t, "the node to register", func() bool {
 		var n int
-		_ = s.DB.Bun.NewRaw("SELECT count(*) FROM gpus WHERE health = 'ok'").Scan(context.Background(), &n)
+		_ = s.DB.Bun.NewRaw("SELECT count(*) FROM gpus g JOIN nodes n ON n.id = g.node_id WHERE n.name = ? AND g.health = 'ok'", name).Scan(context.Background(), &n)
 		return n >= fs.GPUsPerNode
 	})
+	return stop
 }
 
 // sessionMember is a member with a token whose jobs run as nobody when the

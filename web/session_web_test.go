@@ -75,3 +75,27 @@ func TestWebSessionThroughProxy(t *testing.T) {
 		t.Fatalf("websocket through the proxy: %q %v", echo, err)
 	}
 }
+
+// A node agent restarted while a session runs finds it again, serves it
+// on its new listener and tells the control plane where: the session
+// keeps working through the proxy.
+func TestWebSessionSurvivesAgentRestart(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	_, _ = s.UserToken(t, models.RoleAdmin)
+	tok, _ := s.NodeToken(t, "restart-1")
+	dir := filepath.Join(sessionWorkdir(t), "state")
+	stop := runSessionAgent(t, s, "restart-1", "1x2:H100-80GB", tok, dir)
+	utok, owner := sessionMember(t, s)
+	id, _ := startWebSession(t, s, utok)
+	page := s.Login(t, owner.Email)
+	if st, body := fetchPage(t, s, page, fmt.Sprintf("/s/%d/before", id)); st != 200 || !strings.Contains(body, "path=/before") {
+		t.Fatalf("before the restart: %d %q", st, body)
+	}
+	stop()
+	runSessionAgent(t, s, "restart-1", "1x2:H100-80GB", tok, dir)
+	waitFor(t, "the session through the restarted agent", func() bool {
+		st, body := fetchPage(t, s, page, fmt.Sprintf("/s/%d/after", id))
+		return st == 200 && strings.Contains(body, "path=/after")
+	})
+}

@@ -80,12 +80,14 @@ func (a *Agent) NodeID() int64 { return a.nodeID.Load() }
 // the next agent on the same StateDir reattaches to them.
 func (a *Agent) Run(ctx context.Context) error {
 	a.life.Store(&ctx)
+	if a.SessionListener != nil { // before the runner: it serves the sessions it finds again
+		a.sessions.ready = a.reportReady(a.sessionURL(a.SessionListener))
+		a.sessions.every = a.Interval
+	}
 	if err := a.startRunner(ctx); err != nil {
 		return err
 	}
 	if a.SessionListener != nil {
-		a.sessions.ready = a.reportReady(a.sessionURL(a.SessionListener))
-		a.sessions.every = a.Interval
 		go a.serveSessions(ctx, a.SessionListener)
 	}
 	backoff := time.Second

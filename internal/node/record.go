@@ -1,6 +1,8 @@
 package node
 
 import (
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +25,10 @@ type record struct {
 	UUIDs     []string  `json:"uuids,omitempty"` // the devices' UUIDs, MIG devices' among them
 	StartedAt time.Time `json:"started_at"`
 	Shipped   int64     `json:"shipped"` // bytes of output the server has
+	// Session and SessionPort are an interactive session's server and its
+	// loopback port, so that a restarted agent serves it again.
+	Session     *api.SessionStart `json:"session,omitempty"`
+	SessionPort int               `json:"session_port,omitempty"`
 }
 
 // runFiles names the files of one run in the state folder: the record,

@@ -62,16 +62,15 @@ func (r *runner) start(id int64, s *api.StartJob) (int, error) {
 		return 0, err
 	}
 	rec := record{CommandID: id, JobID: s.JobID, User: who.name, GPUs: s.GPUs, UUIDs: s.GPUUUIDs, StartedAt: time.Now()}
-	if err := r.files.save(rec); err != nil { // before the start: a crash now means lost, never twice
-		return 0, err
-	}
-	port := 0
 	if s.Session != nil {
-		if port, err = freePort(); err != nil {
-			_ = r.files.remove(id)
+		if rec.SessionPort, err = freePort(); err != nil {
 			return 0, err
 		}
-		s = sessionEnv(s, port)
+		rec.Session = s.Session
+		s = sessionEnv(s, rec.SessionPort)
+	}
+	if err := r.files.save(rec); err != nil { // before the start: a crash now means lost, never twice
+		return 0, err
 	}
 	cmd, err := startProcess(r.files, id, s, who, r.host)
 	if err != nil {
@@ -79,7 +78,7 @@ func (r *runner) start(id int64, s *api.StartJob) (int, error) {
 		return 0, err
 	}
 	if s.Session != nil && r.sessions != nil {
-		r.sessions.add(r.ctx, s.JobID, port, s.Session)
+		r.sessions.add(r.ctx, s.JobID, rec.SessionPort, s.Session)
 	}
 	rec.PID = cmd.Process.Pid
 	if err := r.files.save(rec); err != nil {
