@@ -24,6 +24,9 @@ func (h *Handlers) QueueSubmit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if models.SessionKindOf(spec.JobType) != "" {
+		return invalid("job_type", "%q is reserved for interactive sessions: start one with POST /api/v1/sessions", spec.JobType)
+	}
 	ctx := c.Request().Context()
 	cp, err := h.capacity(ctx)
 	if err != nil {

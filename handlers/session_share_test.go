@@ -36,3 +36,43 @@ func TestApplySessionShare(t *testing.T) {
 		}
 	}
 }
+
+// A session that asks for no GPUs gets the policy's share, else one whole
+// GPU; one that asks keeps what it asked.
+func TestSessionSubmissionTakesThePolicyShare(t *testing.T) {
+	t.Parallel()
+	two, half := 2, 0.5
+	tests := map[string]struct {
+		policy float64
+		req    api.SessionRequest
+		count  int
+		share  float64
+		memory string
+	}{
+		"no policy: one GPU":         {req: api.SessionRequest{Kind: "jupyter"}, count: 1},
+		"policy: a quarter":          {policy: 0.25, req: api.SessionRequest{Kind: "jupyter"}, share: 0.25},
+		"asks two GPUs":              {policy: 0.25, req: api.SessionRequest{Kind: "jupyter", GPUCount: &two}, count: 2},
+		"asks half a GPU":            {req: api.SessionRequest{Kind: "jupyter", GPUShare: &half}, share: 0.5},
+		"asks memory, policy or not": {policy: 0.25, req: api.SessionRequest{Kind: "jupyter", GPUMemory: "20G"}, memory: "20G"},
+	}
+	for name, tc := range tests {
+		cfg := scheduler.DefaultConfig()
+		cfg.SessionGPUShare = tc.policy
+		req := tc.req
+		s, err := sessionSubmission(&req, cfg)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		count, share := 0, 0.0
+		if s.GPUCount != nil {
+			count = *s.GPUCount
+		}
+		if s.GPUShare != nil {
+			share = *s.GPUShare
+		}
+		if count != tc.count || share != tc.share || s.GPUMemory != tc.memory {
+			t.Errorf("%s: gpu_count %d, gpu_share %g, gpu_memory %q; want %d, %g, %q", name, count, share, s.GPUMemory, tc.count, tc.share, tc.memory)
+		}
+	}
+}

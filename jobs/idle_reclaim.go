@@ -7,6 +7,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 	"github.com/gpuscheduler/gpuscheduler/internal/words"
 	"github.com/gpuscheduler/gpuscheduler/models"
@@ -93,7 +94,12 @@ func applyIdle(ctx context.Context, d *Deps, tx *models.Tx, p scheduler.IdlePoli
 			payload.Idle.ReclaimAt = &at
 			payload.Reason = fmt.Sprintf("they will be given back at %s unless they get busy", at.Format(time.RFC3339))
 		}
-		return models.Emit(ctx, tx, models.NotifyEvent{Name: models.EventGPUIdle, Subject: fmt.Sprintf("job:%d@%d", j.ID, now.UnixMilli()),
+		event := models.EventGPUIdle
+		if models.SessionKindOf(j.JobType) != "" {
+			event, payload.Path = models.EventSessionIdle, api.SessionPath(j.ID)
+			payload.Title = fmt.Sprintf("Your %s session %d has been idle for %s", models.SessionKindOf(j.JobType), j.ID, idleFor)
+		}
+		return models.Emit(ctx, tx, models.NotifyEvent{Name: event, Subject: fmt.Sprintf("job:%d@%d", j.ID, now.UnixMilli()),
 			Users: []int64{j.OwnerID}, Payload: *payload}, now)
 	case scheduler.IdleRelease:
 		if err := d.Lifecycle.RequestStop(ctx, tx, lj, models.StopRequest{Kind: models.StopReclaim, Reason: dec.Reason}, now); err != nil {
@@ -104,7 +110,13 @@ func applyIdle(ctx context.Context, d *Deps, tx *models.Tx, p scheduler.IdlePoli
 		}
 		payload.Title = fmt.Sprintf("%d idle GPUs of %s were given back", j.GPUCount, j.Name)
 		payload.Reason = dec.Reason
-		return models.Emit(ctx, tx, models.NotifyEvent{Name: models.EventGPUReclaimed, Subject: fmt.Sprintf("job:%d", j.ID),
+		event := models.EventGPUReclaimed
+		if kind := models.SessionKindOf(j.JobType); kind != "" {
+			event, payload.Path = models.EventSessionStopped, "/sessions"
+			payload.Title = fmt.Sprintf("Your idle %s session %d was stopped", kind, j.ID)
+			payload.Text = "Saved files stay on its node in " + sessionFiles(j.Workdir) + "."
+		}
+		return models.Emit(ctx, tx, models.NotifyEvent{Name: event, Subject: fmt.Sprintf("job:%d", j.ID),
 			Users: []int64{j.OwnerID}, Payload: *payload}, now)
 	}
 	return nil
@@ -118,4 +130,13 @@ func idleReclaimPeriodic(cfg Config) *river.PeriodicJob {
 	return river.NewPeriodicJob(river.PeriodicInterval(every),
 		func() (river.JobArgs, *river.InsertOpts) { return IdleReclaimArgs{}, nil },
 		&river.PeriodicJobOpts{ID: "idle_reclaim"})
+}
+
+// sessionFiles says where a session's files stay: its working directory,
+// else the owner's home on the node.
+func sessionFiles(workdir string) string {
+	if workdir == "" {
+		return "your home directory"
+	}
+	return workdir
 }

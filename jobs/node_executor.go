@@ -54,6 +54,7 @@ func (e *NodeExecutor) Hand(ctx context.Context, tx *models.Tx, j *models.Job, g
 	if start.Array, err = arrayTask(ctx, tx, j); err != nil {
 		return models.Handover{}, err
 	}
+	start.Session = sessionStart(j)
 	if groups := nodeGroups(gpus); len(groups) > 1 {
 		return handParts(ctx, tx, j, start, groups, now)
 	}

@@ -52,7 +52,9 @@ SELECT l.job_id, u.email AS owner, coalesce(t.name, '') AS team, l.since,
     greatest((SELECT max(s.at) FROM gpu_samples s WHERE s.gpu_id = ANY (l.gpus) AND s.at >= greatest(l.since, ?)
         AND coalesce(s.utilization_max, s.utilization_pct) > ?),
         (SELECT max(g.telemetry_at) FROM gpus g WHERE g.id = ANY (l.gpus) AND g.sample_beats > 0
-        AND g.sample_util_max > ? AND g.telemetry_at >= greatest(l.since, ?))) AS last_active,
+        AND g.sample_util_max > ? AND g.telemetry_at >= greatest(l.since, ?)),
+        -- An interactive session's server counts its own use (interactive_sessions.go).
+        (SELECT isess.last_activity_at FROM interactive_sessions isess WHERE isess.job_id = l.job_id)) AS last_active,
     -- The latest telemetry: a sample, or a beat not yet folded into one.
     greatest((SELECT max(s.at) FROM gpu_samples s WHERE s.gpu_id = ANY (l.gpus) AND s.at >= greatest(l.since, ?)),
         (SELECT max(g.telemetry_at) FROM gpus g WHERE g.id = ANY (l.gpus) AND g.telemetry_at >= greatest(l.since, ?))) AS last_sample,

@@ -35,6 +35,11 @@ const (
 	EventJobMemoryOver  = "job.memory_over"  // job, reason: on a shared GPU, it uses more memory than its share
 	EventNodeDown       = "node.down"        // node: a node stopped heartbeating (admins)
 	EventNodeUp         = "node.up"          // node: a node came back (admins)
+	// Interactive sessions (interactive_sessions.go): job, path (the link).
+	EventSessionReady   = "session.ready"   // job, path: the session's server answers; the link opens it
+	EventSessionIdle    = "session.idle"    // job, idle, path: the session sat idle; it stops after the grace
+	EventSessionStopped = "session.stopped" // job, reason, text: the idle policy stopped it; where its files stay
+
 	// EventInvariantRepaired: reason: the invariant sweep found a GPU held
 	// by a job that does not run (or the like) and repaired it (admins).
 	EventInvariantRepaired = "invariant.repaired"
@@ -45,6 +50,7 @@ var Events = []string{
 	EventJobStarted, EventJobFinished, EventJobFailed, EventJobCanceled, EventJobTimeout, EventJobPreempted,
 	EventJobWaitingLong, EventBookingStart, EventBookingEnded, EventBookingClashed, EventHoldExpired,
 	EventGPUIdle, EventGPUReclaimed, EventJobMemoryOver, EventNodeDown, EventNodeUp, EventInvariantRepaired,
+	EventSessionReady, EventSessionIdle, EventSessionStopped,
 }
 
 // AdminEvents go to administrators rather than to an owner.
@@ -78,7 +84,8 @@ func DefaultPreferences() map[string][]string {
 	// A start is frequent and expected: nowhere unless asked for.
 	out[EventJobStarted] = []string{}
 	for _, e := range []string{EventJobFinished, EventJobFailed, EventJobTimeout, EventJobPreempted, EventBookingStart,
-		EventBookingClashed, EventGPUIdle, EventGPUReclaimed, EventJobMemoryOver, EventNodeDown, EventInvariantRepaired} {
+		EventBookingClashed, EventGPUIdle, EventGPUReclaimed, EventJobMemoryOver, EventNodeDown, EventInvariantRepaired,
+		EventSessionReady, EventSessionIdle, EventSessionStopped} {
 		out[e] = slices.Clone(all)
 	}
 	return out

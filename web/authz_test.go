@@ -249,6 +249,26 @@ func authzRows() map[string]authzRow {
 		"GET /admin/audit":                {want: adminPage(200)},
 		"ANY /admin/river":                {want: adminPage(301)}, // to /admin/river/
 		"ANY /admin/river/*":              {req: path("/admin/river/", ""), want: adminPage(200)},
+
+		// Interactive sessions: the owner's (and admins'); the proxy answers
+		// another member 404 and someone signed out with the sign-in page.
+		"POST /api/v1/sessions":                      {req: path("", `{"kind":"web","command":"true"}`), want: user(201)},
+		"GET /api/v1/sessions":                       {want: user(200)},
+		"GET /api/v1/sessions/:id":                   {req: sessionPath("/api/v1/sessions/%d"), want: own(200, 404)},
+		"DELETE /api/v1/sessions/:id":                {req: sessionPath("/api/v1/sessions/%d"), want: own(200, 404)},
+		"POST /api/v1/nodes/:id/sessions/:job/ready": {req: path("/api/v1/nodes/1/sessions/1/ready", `{}`), want: node},
+		"GET /sessions":                              {want: page(200)},
+		"POST /sessions":                             {req: path("", "kind=jupyter&gpu_count=1"), want: post(303)},
+		"POST /sessions/:id/stop":                    {req: sessionPath("/sessions/%d/stop"), want: [4]int{401, 303, 404, 303}},
+		"GET /s/:id":                                 {req: sessionPath("/s/%d"), want: [4]int{303, 303, 404, 303}},
+		"ANY /s/:id/*":                               {req: sessionPath("/s/%d/api/status"), want: [4]int{303, 503, 404, 503}}, // not ready: no agent
+	}
+}
+
+// sessionPath makes a fresh session of member's for each request.
+func sessionPath(format string) func(*authzFixture) (string, string) {
+	return func(f *authzFixture) (string, string) {
+		return fmt.Sprintf(format, f.api("POST", "/api/v1/sessions", `{"kind":"web","command":"true"}`, 201)), ""
 	}
 }
 

@@ -23,6 +23,9 @@ const (
 	// UploadBodyLimit bounds the body of an upload route (uploadRoutes):
 	// a sheet of up to 1 MiB, as a file or pasted and sent back encoded.
 	UploadBodyLimit = 4 << 20
+	// SessionBodyLimit bounds a body sent through the session proxy (/s/):
+	// a notebook with its outputs, a file uploaded to Jupyter.
+	SessionBodyLimit = 256 << 20
 )
 
 // limitBodies refuses a body over the route's limit at once when its
@@ -37,6 +40,9 @@ func limitBodies(next echo.HandlerFunc) echo.HandlerFunc {
 		limit := int64(DefaultBodyLimit)
 		if upload {
 			limit = UploadBodyLimit
+		}
+		if strings.HasPrefix(c.Path(), "/s/:id") {
+			upload, limit = true, SessionBodyLimit // the session's server decides what it takes
 		}
 		if r.ContentLength > limit {
 			return tooLarge(limit)

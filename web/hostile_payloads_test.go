@@ -122,6 +122,9 @@ func uploadLimit(p string) int64 {
 	if strings.HasPrefix(p, "/admin/import") {
 		return web.UploadBodyLimit
 	}
+	if strings.HasPrefix(p, "/s/") {
+		return web.SessionBodyLimit
+	}
 	return web.DefaultBodyLimit
 }
 

@@ -120,7 +120,13 @@ func sweepRows(preset string) map[string]sweepRow {
 		"POST /api/v1/nodes/:id/leases":               {as: "node", path: "/api/v1/nodes/{node}/leases", body: `{"pid":42,"pid_start":12345,"unix_user":"ana","gpu_count":1,"gpu_model":"","memory_gb":10,"estimated_duration":"2h","name":"sweep","priority":"normal"}`},
 		"GET /api/v1/nodes/:id/leases":                {as: "node", path: "/api/v1/nodes/{node}/leases"},
 		"GET /api/v1/nodes/:id/leases/:job":           {as: "node", path: "/api/v1/nodes/{node}/leases/{job}?wait=0"},
-		"DELETE /api/v1/nodes/:id/leases/:job":        {as: "node", path: "/api/v1/nodes/{node}/leases/{job}"},
+		// Interactive sessions ({job} is not one: the valid requests answer 404, the malformed 4xx).
+		"POST /api/v1/sessions":                      {as: "member", body: `{"kind":"web","gpu_count":1,"command":"true"}`},
+		"GET /api/v1/sessions":                       {as: "member", query: []string{"all", "everyone"}},
+		"GET /api/v1/sessions/:id":                   {as: "member", path: "/api/v1/sessions/{job}"},
+		"DELETE /api/v1/sessions/:id":                {as: "member", path: "/api/v1/sessions/{job}"},
+		"POST /api/v1/nodes/:id/sessions/:job/ready": {as: "node", path: "/api/v1/nodes/{node}/sessions/{job}/ready", body: `{"agent_url":"http://127.0.0.1:9124","token_prefix":"gsn_abcdefgh"}`},
+		"DELETE /api/v1/nodes/:id/leases/:job":       {as: "node", path: "/api/v1/nodes/{node}/leases/{job}"},
 	}
 }
 

@@ -11,6 +11,10 @@ import (
 // UploadBodyLimit (body_limit.go).
 var uploadRoutes = map[string]bool{"/admin/import": true, "/admin/import/confirm": true}
 
+// sessionMethods are the methods the session proxy passes on.
+var sessionMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+	http.MethodDelete, http.MethodOptions}
+
 // routes is the one route table of the server.
 func (s *Server) routes(o Options) {
 	e, h := s.Echo, o.Handlers
@@ -76,6 +80,11 @@ func (s *Server) routes(o Options) {
 	user.DELETE("/notifications/channels/:id", h.NotifyChannelDelete)
 	user.POST("/notifications/channels/:id/test", h.NotifyChannelTest)
 	user.GET("/jobs/:id/idle", h.JobIdle)
+	// Interactive sessions (notebooks, web tools on GPUs).
+	user.POST("/sessions", h.SessionCreate)
+	user.GET("/sessions", h.SessionList)
+	user.GET("/sessions/:id", h.SessionGet)
+	user.DELETE("/sessions/:id", h.SessionStop)
 	user.PUT("/jobs/:id/idle", h.JobIdleOK)
 	admin := user.Group("", adminOnly)
 	admin.POST("/orchestrator/start", h.OrchestratorStart)
@@ -115,6 +124,7 @@ func (s *Server) routes(o Options) {
 	node.GET("/:id/leases", h.NodeLeaseList)
 	node.GET("/:id/leases/:job", h.NodeLeaseGet)
 	node.DELETE("/:id/leases/:job", h.NodeLeaseEnd)
+	node.POST("/:id/sessions/:job/ready", h.NodeSessionReady)
 
 	// Calendar feeds (calendar): the secret token in the path is the only credential; read-only.
 	e.GET("/calendar/:file", h.CalendarFeed)
@@ -148,6 +158,12 @@ func (s *Server) routes(o Options) {
 	imp.GET("", h.AdminImport)
 	imp.POST("", h.AdminImportPreview)
 	imp.POST("/confirm", h.AdminImportConfirm)
+	// Interactive sessions through the proxy: the dashboard's session, no
+	// CSRF token (the session server's own XSRF check applies; the
+	// session cookie is SameSite=Lax).
+	sess := e.Group("/s", s.session, signedIn)
+	sess.GET("/:id", h.SessionProxy) // to /s/{id}/
+	sess.Match(sessionMethods, "/:id/*", h.SessionProxy)
 	pages := e.Group("", s.session, csrf)
 	pages.GET("/login", h.LoginPage)
 	pages.POST("/auth/logout", h.Logout)
@@ -165,6 +181,10 @@ func (s *Server) routes(o Options) {
 	in.GET("/fragments/jobs/:id/logs", h.JobLogsFragment)
 	in.POST("/jobs/:id/priority", h.JobPriorityPage)
 	in.POST("/queue", h.QueueSubmitPage)
+	// Interactive sessions (page): list, start a notebook, stop.
+	in.GET("/sessions", h.SessionsPage)
+	in.POST("/sessions", h.SessionStartPage)
+	in.POST("/sessions/:id/stop", h.SessionStopPage)
 	// Bookings calendar (pages).
 	in.GET("/bookings", h.BookingsPage)
 	in.GET("/fragments/bookings", h.BookingsFragment)

@@ -96,7 +96,7 @@ func New(o Options) *Server {
 		MinLength: 1024,
 		Skipper: func(c echo.Context) bool {
 			p := c.Request().URL.Path
-			return p == "/events" || strings.HasPrefix(p, "/admin/river") || p == "/metrics"
+			return p == "/events" || strings.HasPrefix(p, "/admin/river") || p == "/metrics" || strings.HasPrefix(p, "/s/")
 		},
 	}))
 	s.routes(o)

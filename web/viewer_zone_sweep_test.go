@@ -184,7 +184,9 @@ func berlinPages(t *testing.T, f *berlinFixture) []string {
 	t.Helper()
 	machine := map[string]bool{"/healthz": true, "/readyz": true, "/metrics": true, "/static/*": true, "/favicon.ico": true,
 		"/calendar/:file": true, "/events": true, "/usage/data": true, "/bookings/export": true, "/bookings/:id/export.ics": true, "/accounting/export": true,
-		"/auth/:provider": true, "/auth/:provider/callback": true, "/login": true}
+		"/auth/:provider": true, "/auth/:provider/callback": true, "/login": true,
+		// A session's own server, through the proxy: its pages are its own.
+		"/s/:id": true, "/s/:id/*": true}
 	params := map[string]string{
 		"/jobs/:id": fmt.Sprintf("/jobs/%d", f.lease), "/fragments/jobs/:id": fmt.Sprintf("/fragments/jobs/%d", f.lease),
 		"/fragments/jobs/:id/logs": fmt.Sprintf("/fragments/jobs/%d/logs", f.lease),

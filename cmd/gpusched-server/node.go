@@ -41,6 +41,11 @@ type NodeConfig struct {
 	// says the host runs the CUDA MPS server (--mps, GPUSCHED_NODE_MPS=1).
 	Shared string
 	MPS    bool
+	// SessionListen is where the session listener serves the control
+	// plane's proxy (GPUSCHED_SESSION_LISTEN, e.g. ":9124"; empty: off),
+	// SessionURL how the control plane reaches it (GPUSCHED_SESSION_URL).
+	SessionListen string
+	SessionURL    string
 }
 
 func newNodeCmd() *cobra.Command {
@@ -70,6 +75,8 @@ the next agent on the same --state-dir follows them again.`,
 	f.StringVar(&c.Token, "token", "", "node token (env GPUSCHED_NODE_TOKEN or GPUSCHED_NODE_TOKEN_FILE)")
 	f.StringVar(&c.Name, "name", "", "host name to report (default: this host's name)")
 	f.StringVar(&c.Address, "address", "", "where the other nodes reach this one: a multi-node job's MASTER_ADDR when its first part runs here (env GPUSCHED_NODE_ADDRESS; default: the name)")
+	f.StringVar(&c.SessionListen, "session-listen", "", `serve interactive sessions to the control plane's proxy here, e.g. ":9124" (env GPUSCHED_SESSION_LISTEN; default off); requests must be signed with this node's token`)
+	f.StringVar(&c.SessionURL, "session-url", "", `how the control plane reaches --session-listen (env GPUSCHED_SESSION_URL; default http://HOST:PORT of it)`)
 	f.StringVar(&c.FakeGPUs, "fake-gpus", "", `simulate GPUs, e.g. "1x8:H100-80GB" (one host of 8); default: real GPUs through NVML`)
 	f.BoolVar(&c.OutsideUse, "fake-outside-use", false, "with --fake-gpus: also simulate work started outside the scheduler")
 	f.StringVar(&c.FakeMIG, "fake-mig", "", `with --fake-gpus: split GPUs into MIG devices with the real profiles of the model, e.g. "0-3:7x1g.10gb;4:2x3g.40gb"`)
@@ -115,6 +122,8 @@ func (c *NodeConfig) fromEnv(cmd *cobra.Command, userMap string) error {
 	c.Name = cmp.Or(c.Name, host)
 	c.Address = cmp.Or(c.Address, os.Getenv("GPUSCHED_NODE_ADDRESS"))
 	c.StateDir = cmp.Or(c.StateDir, os.Getenv("GPUSCHED_NODE_STATE_DIR"))
+	c.SessionListen = cmp.Or(c.SessionListen, os.Getenv("GPUSCHED_SESSION_LISTEN"))
+	c.SessionURL = cmp.Or(c.SessionURL, os.Getenv("GPUSCHED_SESSION_URL"))
 	if c.StateDir == "" {
 		c.StateDir = "/var/lib/gpusched/node"
 		if os.Geteuid() != 0 {
@@ -167,6 +176,14 @@ func runNode(ctx context.Context, c NodeConfig) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
+	if c.SessionListen != "" {
+		ln, err := net.Listen("tcp", c.SessionListen)
+		if err != nil {
+			return fmt.Errorf("session listener on %s: %w", c.SessionListen, err)
+		}
+		agent.SessionListener, agent.SessionURL = ln, c.SessionURL
+		logger.Info("session listener", "addr", ln.Addr().String())
+	}
 	if c.Port > 0 {
 		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(c.Port)))
 		if err != nil {

@@ -21,6 +21,8 @@ type StartJob struct {
 	// as MASTER_ADDR, MASTER_PORT, NODE_RANK, WORLD_SIZE and GPUSCHED_*
 	// (and Slurm's per-node variables).
 	Part *JobPart `json:"part,omitempty"`
+	// Session is set for an interactive session's server (sessions.go).
+	Session *SessionStart `json:"session,omitempty"`
 }
 
 // ArrayTask is which task of which array a run is.

@@ -32,3 +32,9 @@ func (c *Client) ReportExit(ctx context.Context, id, cmd int64, exit api.JobExit
 func (c *Client) ShipLog(ctx context.Context, id, cmd int64, chunk api.LogChunk) error {
 	return c.Do(ctx, "POST", fmt.Sprintf("/api/v1/nodes/%d/commands/%d/logs", id, cmd), chunk, nil)
 }
+
+// SessionReady reports that the server of session job, run by node id,
+// answers, and where the agent's session listener is reached.
+func (c *Client) SessionReady(ctx context.Context, id, job int64, r api.SessionReady) error {
+	return c.Do(ctx, "POST", fmt.Sprintf("/api/v1/nodes/%d/sessions/%d/ready", id, job), r, nil)
+}

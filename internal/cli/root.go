@@ -1,6 +1,6 @@
 // Package cli holds gpusched's client commands (submit, sbatch, queue,
-// history, cancel, squeue, scancel, sacct, renew, run, logs, login, book,
-// bookings, usage, healthcheck, version), the root command both
+// history, cancel, squeue, scancel, sacct, renew, run, notebook, session,
+// logs, login, book, bookings, usage, healthcheck, version), the root command both
 // binaries share, and the hand-over of the server commands from the small
 // `gpusched` client to the full `gpusched-server` binary. It links only what
 // the client commands need, so that one call of the client starts fast: no
@@ -81,7 +81,8 @@ func clientCommands(b Build) []clientCommand {
 		{"book", func() *cobra.Command { return oneShot(newBookCmd()) }}, {"bookings", newBookingsCmd}, // bookings calendar
 		{"usage", func() *cobra.Command { return oneShot(newUsageCmd()) }},
 		{"version", func() *cobra.Command { return oneShot(newVersionCmd(b)) }},
-		{"healthcheck", newHealthcheckCmd}, // container health probe
+		{"healthcheck", newHealthcheckCmd},                       // container health probe
+		{"notebook", newNotebookCmd}, {"session", newSessionCmd}, // interactive sessions
 	}
 }
 

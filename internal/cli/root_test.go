@@ -10,7 +10,7 @@ import (
 )
 
 // allClient is every client command, in help's order.
-var allClient = []string{"submit", "sbatch", "queue", "history", "cancel", "squeue", "scancel", "sacct", "renew", "run", "logs", "login", "book", "bookings", "usage", "version", "healthcheck"}
+var allClient = []string{"submit", "sbatch", "queue", "history", "cancel", "squeue", "scancel", "sacct", "renew", "run", "logs", "login", "book", "bookings", "usage", "version", "healthcheck", "notebook", "session"}
 
 // One call builds only the command it runs; help, completion, a flag first
 // or a misspelling see every command.

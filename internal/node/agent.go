@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"sync"
@@ -51,6 +52,12 @@ type Agent struct {
 	// given MPS's limits.
 	Shared SharedGPUs
 	MPS    bool
+	// SessionListener, when set, serves interactive sessions: the control
+	// plane's signed requests for /s/{job}/ are forwarded to the session
+	// server's loopback port. SessionURL is how the control plane reaches
+	// it (default: the listener's address).
+	SessionListener net.Listener
+	SessionURL      string
 
 	nodeID atomic.Int64
 	offer  atomic.Pointer[offered] // what the last registration offered
@@ -60,6 +67,8 @@ type Agent struct {
 	leases   leaseBook    // the leases of local processes (/acquire, adopted)
 	memWatch memoryWatch  // share jobs' GPU memory (watch_memory.go)
 	leaseMu  sync.RWMutex // held to create a lease (read) and to adopt leases (write)
+
+	sessions sessionBook // the interactive sessions served here
 }
 
 // MaxRetryPause is the longest the agent waits before trying the control
@@ -81,8 +90,15 @@ func (a *Agent) NodeID() int64 { return a.nodeID.Load() }
 // the next agent on the same StateDir reattaches to them.
 func (a *Agent) Run(ctx context.Context) error {
 	a.life.Store(&ctx)
+	if a.SessionListener != nil { // before the runner: it serves the sessions it finds again
+		a.sessions.ready = a.reportReady(a.sessionURL(a.SessionListener))
+		a.sessions.every = a.Interval
+	}
 	if err := a.startRunner(ctx); err != nil {
 		return err
+	}
+	if a.SessionListener != nil {
+		go a.serveSessions(ctx, a.SessionListener)
 	}
 	backoff := time.Second
 	for ctx.Err() == nil {
@@ -124,7 +140,7 @@ func (a *Agent) startRunner(ctx context.Context) error {
 	work, _ := a.GPUs.(gpu.Workloads)
 	r := &runner{ctx: ctx, files: runFiles{dir: dir}, procfs: procs, logger: a.Logger, work: work,
 		mapping: a.UserMap, asSelf: a.RunAsSelf, report: agentReporter{a}, runs: map[int64]*run{},
-		host: a.Hostname, slots: a.offeredSlots, mps: a.MPS, addr: a.Address}
+		host: a.Hostname, slots: a.offeredSlots, mps: a.MPS, addr: a.Address, sessions: &a.sessions}
 	a.runs.Store(r)
 	return r.reattach()
 }

@@ -28,7 +28,11 @@ func (r *runner) reattach() error {
 		switch {
 		case r.ours(rec):
 			r.logger.Info("node: reattached to a running job", "job", rec.JobID, "pid", rec.PID)
-			r.started(rec, "job")
+			if rec.Session == nil {
+				r.started(rec, "job")
+			} else if r.sessions != nil {
+				r.sessions.add(r.ctx, rec.JobID, rec.SessionPort, rec.Session) // serve it again
+			}
 			go r.watch(rn, rec)
 		default:
 			if code, ok := r.files.exitCode(rec.CommandID); ok {

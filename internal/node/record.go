@@ -1,6 +1,8 @@
 package node
 
 import (
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,6 +29,10 @@ type record struct {
 	// listens, as this agent chose.
 	MasterAddr string `json:"master_addr,omitempty"`
 	MasterPort int    `json:"master_port,omitempty"`
+	// Session and SessionPort are an interactive session's server and its
+	// loopback port, so that a restarted agent serves it again.
+	Session     *api.SessionStart `json:"session,omitempty"`
+	SessionPort int               `json:"session_port,omitempty"`
 }
 
 // runFiles names the files of one run in the state folder: the record,

@@ -31,6 +31,8 @@ type runner struct {
 	slots func() map[string]slot
 	mps   bool
 	addr  string // where other nodes reach this one (a multi-node job's MASTER_ADDR)
+	// sessions are the interactive sessions' servers among the runs.
+	sessions *sessionBook
 
 	mu   sync.Mutex
 	runs map[int64]*run // by start command id
@@ -78,6 +80,13 @@ func (r *runner) start(id int64, s *api.StartJob) (int, error) {
 	if s.Part != nil {
 		rec.MasterAddr, rec.MasterPort = s.Part.MasterAddr, s.Part.MasterPort
 	}
+	if s.Session != nil {
+		if rec.SessionPort, err = freeLoopbackPort(); err != nil {
+			return 0, err
+		}
+		rec.Session = s.Session
+		s = sessionEnv(s, rec.SessionPort)
+	}
 	if err := r.files.save(rec); err != nil { // before the start: a crash now means lost, never twice
 		return 0, err
 	}
@@ -86,13 +95,20 @@ func (r *runner) start(id int64, s *api.StartJob) (int, error) {
 		_ = r.files.remove(id)
 		return 0, err
 	}
+	if s.Session != nil && r.sessions != nil {
+		r.sessions.add(r.ctx, s.JobID, rec.SessionPort, s.Session)
+	}
 	rec.PID = cmd.Process.Pid
 	if err := r.files.save(rec); err != nil {
 		r.logger.Warn("node: could not record a started job", "job", s.JobID, "err", err)
 	}
 	rn := &run{rec: rec, done: make(chan struct{})}
 	r.runs[id] = rn
-	r.started(rec, "job-"+fmt.Sprint(s.JobID))
+	if s.Session == nil {
+		// A session's server holds no GPU until its code uses one: a
+		// simulated provider shows its GPUs idle.
+		r.started(rec, "job-"+fmt.Sprint(s.JobID))
+	}
 	go func() {
 		err := cmd.Wait()
 		rn.exit = exitOf(r.files, id, err, cmd.ProcessState)
@@ -230,6 +246,9 @@ func (r *runner) forget(rn *run) {
 	r.mu.Lock()
 	delete(r.runs, rn.rec.CommandID)
 	r.mu.Unlock()
+	if r.sessions != nil {
+		r.sessions.remove(rn.rec.JobID)
+	}
 	if r.work != nil {
 		r.work.Ended(rn.rec.PID)
 	}

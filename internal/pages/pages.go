@@ -20,6 +20,12 @@ const (
 // Job returns the path of job id's page.
 func Job(id int64) string { return "/jobs/" + strconv.FormatInt(id, 10) }
 
+// Session is the proxy path of interactive session id.
+func Session(id int64) string { return "/s/" + strconv.FormatInt(id, 10) + "/" }
+
+// Sessions is the page of the user's interactive sessions.
+const Sessions = "/sessions"
+
 // Booking returns the path of booking id's page.
 func Booking(id int64) string { return "/bookings/" + strconv.FormatInt(id, 10) }
 
@@ -37,9 +43,14 @@ type Subject struct {
 // admin changed it, the calendar for the other events of bookings and
 // holds; the nodes' page for a node's; the admin page for the invariant
 // sweep's repairs; the notification settings for a channel's test message.
-// Anything else leads to the list of notifications.
+// A session's ready and idle notices open the session itself, its stop the
+// Sessions page. Anything else leads to the list of notifications.
 func Notification(s Subject) string {
 	switch {
+	case s.JobID != 0 && (s.Event == "session.ready" || s.Event == "session.idle"):
+		return Session(s.JobID) // open it (and so keep it busy)
+	case s.JobID != 0 && s.Event == "session.stopped":
+		return Sessions
 	case s.JobID != 0:
 		return Job(s.JobID)
 	case s.BookingID != 0 && s.Event == "booking.clashed":

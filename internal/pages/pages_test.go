@@ -31,10 +31,14 @@ func TestNotificationPages(t *testing.T) {
 		models.EventHoldExpired:       {booking(models.EventHoldExpired), "/bookings"},
 		models.EventGPUIdle:           {job(models.EventGPUIdle), "/jobs/42"},
 		models.EventGPUReclaimed:      {job(models.EventGPUReclaimed), "/jobs/42"},
+		models.EventJobMemoryOver:     {job(models.EventJobMemoryOver), "/jobs/42"},
 		models.EventNodeDown:          {bare(models.EventNodeDown), "/admin/nodes"},
 		models.EventNodeUp:            {bare(models.EventNodeUp), "/admin/nodes"},
 		models.EventInvariantRepaired: {bare(models.EventInvariantRepaired), "/admin"},
 		models.EventTest:              {bare(models.EventTest), "/settings/notifications"},
+		models.EventSessionReady:      {job(models.EventSessionReady), "/s/42/"},
+		models.EventSessionIdle:       {job(models.EventSessionIdle), "/s/42/"},
+		models.EventSessionStopped:    {job(models.EventSessionStopped), "/sessions"},
 	}
 	for _, e := range append([]string{models.EventTest}, models.Events...) {
 		if _, ok := cases[e]; !ok {
