@@ -1040,7 +1040,7 @@ func QueueTables(q Queue) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				if j.GPUNames != "" {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 100, "<span class=\"gpu-names muted\" data-field=\"gpus\" title=\"the name --gpu-ids and bookings take\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 100, "<span class=\"gpu-names muted\" title=\"the name --gpu-ids and bookings take\" data-field=\"gpus\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

@@ -48,7 +48,7 @@ func TestNodeCardGroupsSharedSlots(t *testing.T) {
 		`1 of 4 slots free`:         1,
 		`>ana<`:                     2,
 		`>bo<`:                      1,
-		`1 of 1 GPUs and 1 of 1 MIG slices and 1 of 4 shared slots free`: 1,
+		`1 of 1 GPU and 1 of 1 MIG slice and 1 of 4 shared slots free`: 1,
 	} {
 		if c := strings.Count(html, name); c != want {
 			t.Errorf("%s appears %d times, want %d", name, c, want)

@@ -18,7 +18,7 @@ const phoneWidth = 390
 // phoneOverflow lists, in the open page, what does not fit a phone: the
 // document wider than the screen, and table cells that are shown but lie
 // beyond the screen's edge (a column scrolled out of a table's box) or are
-// hidden outright. Cells of a table that is not shown (a closed details
+// hidden outright (an empty cell may be hidden: it says nothing). Cells of a table that is not shown (a closed details
 // element) and of a hidden header row (a table drawn as cards) do not count.
 const phoneOverflow = `(() => {
 	const w = window.innerWidth, out = [];
@@ -29,7 +29,10 @@ const phoneOverflow = `(() => {
 		const name = table.dataset.testid || table.className || "table";
 		for (const cell of table.querySelectorAll("tbody td, tbody th")) {
 			const label = (cell.dataset.label || cell.cellIndex) + " of " + name;
-			if (getComputedStyle(cell).display === "none") { out.push("hidden cell: " + label); continue; }
+			if (getComputedStyle(cell).display === "none") {
+				if (cell.textContent.trim() !== "") out.push("hidden cell: " + label); // an empty one loses nothing
+				continue;
+			}
 			const r = cell.getBoundingClientRect();
 			if (r.width === 0 && r.height === 0) continue;
 			if (r.right > w + 1 || r.left < -1) out.push("off screen (" + Math.round(r.left) + "–" + Math.round(r.right) + " px): " + label);
