@@ -116,7 +116,7 @@ func (h *Handlers) calendar(c echo.Context, p calParams) (views.Calendar, error)
 	in := calgrid.Input{View: p.View, Date: day, Zone: loc, Group: p.Group, Now: now,
 		GPUs: make([]calgrid.GPU, len(gpus)), Items: make([]calgrid.Item, 0, len(rows)+len(jobs))}
 	for i, g := range gpus {
-		in.GPUs[i] = calgrid.GPU{ID: g.ID, NodeID: g.NodeID, Node: g.NodeName, Index: g.Index, Model: g.Model}
+		in.GPUs[i] = calgrid.GPU{ID: g.ID, NodeID: g.NodeID, Node: g.NodeName, Index: g.Index, Model: g.Model, Profile: g.Profile}
 	}
 	cal := views.Calendar{View: p.View, Group: p.Group, Date: day, Now: now, CSRF: csrfToken(c),
 		Form: bookingForm(gpus, p, now, loc)}
