@@ -232,6 +232,12 @@ func bookingForm(gpus []models.BookableGPU, p calParams, now time.Time, loc *tim
 		ZoneAbbrev: localtime.Abbrev(now, loc),
 		StartsAt:   localtime.FormValue(localtime.At(day, 9, 0, loc), loc), EndsAt: localtime.FormValue(localtime.At(day, 18, 0, loc), loc)}
 	for _, g := range gpus {
+		if g.Profile != "" { // a MIG slice is booked by its profile, never named as a whole GPU
+			if !slices.Contains(f.Models, g.Profile) {
+				f.Models = append(f.Models, g.Profile)
+			}
+			continue
+		}
 		if !slices.Contains(f.Models, g.Model) {
 			f.Models = append(f.Models, g.Model)
 		}

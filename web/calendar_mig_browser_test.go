@@ -27,8 +27,12 @@ func TestCalendarMIGSliceBooking(t *testing.T) {
 		t.Fatalf("bo books 2 × 1g.10gb: %d %s", st, body)
 	}
 	page := s.URL + "/bookings?view=day&date=" + day.Format("2006-01-02")
-	if html := getPage(t, bo, page); !strings.Contains(html, "bo · 2 × 1g.10gb") {
+	html := getPage(t, bo, page)
+	if !strings.Contains(html, "bo · 2 × 1g.10gb") {
 		t.Fatalf("the calendar does not draw the slice booking with its profile:\n%s", html)
+	}
+	if !strings.Contains(html, `<option value="1g.10gb"`) || strings.Contains(html, `name="gpu_ids"`) {
+		t.Errorf("the form's GPU type does not offer the slices' profile, or offers slices as whole GPUs:\n%s", html)
 	}
 
 	tab := browsertest.New(t, 90*time.Second)
