@@ -116,7 +116,7 @@ func (h *Handlers) calendar(c echo.Context, p calParams) (views.Calendar, error)
 	in := calgrid.Input{View: p.View, Date: day, Zone: loc, Group: p.Group, Now: now,
 		GPUs: make([]calgrid.GPU, len(gpus)), Items: make([]calgrid.Item, 0, len(rows)+len(jobs))}
 	for i, g := range gpus {
-		in.GPUs[i] = calgrid.GPU{ID: g.ID, NodeID: g.NodeID, Node: g.NodeName, Index: g.Index, Model: g.Model}
+		in.GPUs[i] = calgrid.GPU{ID: g.ID, NodeID: g.NodeID, Node: g.NodeName, Index: g.Index, Model: g.Model, Profile: g.Profile}
 	}
 	cal := views.Calendar{View: p.View, Group: p.Group, Date: day, Now: now, CSRF: csrfToken(c),
 		Form: bookingForm(gpus, p, now, loc)}
@@ -232,6 +232,12 @@ func bookingForm(gpus []models.BookableGPU, p calParams, now time.Time, loc *tim
 		ZoneAbbrev: localtime.Abbrev(now, loc),
 		StartsAt:   localtime.FormValue(localtime.At(day, 9, 0, loc), loc), EndsAt: localtime.FormValue(localtime.At(day, 18, 0, loc), loc)}
 	for _, g := range gpus {
+		if g.Profile != "" { // a MIG slice is booked by its profile, never named as a whole GPU
+			if !slices.Contains(f.Models, g.Profile) {
+				f.Models = append(f.Models, g.Profile)
+			}
+			continue
+		}
 		if !slices.Contains(f.Models, g.Model) {
 			f.Models = append(f.Models, g.Model)
 		}

@@ -127,13 +127,14 @@ type BookableGPU struct {
 	NodeName string `bun:"node_name"`
 	Index    int    `bun:"idx"`
 	Model    string `bun:"model"`
+	Profile  string `bun:"profile"` // a MIG device's ("1g.10gb"); "" for a whole GPU
 }
 
 // ListBookableGPUs returns the present GPUs by node name and index.
 func ListBookableGPUs(ctx context.Context, db bun.IDB) ([]BookableGPU, error) {
 	var out []BookableGPU
 	err := db.NewSelect().TableExpr("gpus AS g").Join("JOIN nodes AS n ON n.id = g.node_id").
-		ColumnExpr("g.id, g.node_id, n.name AS node_name, g.idx, g.model").Where("g.present").
+		ColumnExpr("g.id, g.node_id, n.name AS node_name, g.idx, g.model, g.profile").Where("g.present").
 		OrderExpr("n.name, g.idx").Scan(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("models: bookable GPUs: %w", err)

@@ -17,9 +17,19 @@ import (
 var ErrNoSuchGPU = errors.New("no such GPU")
 
 // NoSuchGPUError names the GPU that is not there.
-type NoSuchGPUError struct{ Name string }
+type NoSuchGPUError struct {
+	Name string
+	// Slices is set when the name is a GPU in MIG mode: its MIG devices,
+	// as "7 × 1g.10gb", which are booked by profile, never as a whole GPU.
+	Slices string
+}
 
-func (e *NoSuchGPUError) Error() string { return "no GPU " + e.Name + " in the cluster" }
+func (e *NoSuchGPUError) Error() string {
+	if e.Slices != "" {
+		return e.Name + " is split into MIG slices (" + e.Slices + ") and cannot be booked as a whole GPU; book slices by their profile (gpu type " + migProfileOf(e.Slices) + ")"
+	}
+	return "no GPU " + e.Name + " in the cluster"
+}
 
 // Unwrap makes it ErrNoSuchGPU.
 func (e *NoSuchGPUError) Unwrap() error { return ErrNoSuchGPU }
@@ -58,7 +68,11 @@ func ResolveGPURefs(ctx context.Context, db bun.IDB, refs api.GPURefs) ([]int64,
 		}
 		id, ok := byName[strings.ToLower(r.String())]
 		if !ok {
-			return nil, &NoSuchGPUError{Name: r.String()}
+			slices, err := migSlicesAt(ctx, db, r)
+			if err != nil {
+				return nil, err
+			}
+			return nil, &NoSuchGPUError{Name: r.String(), Slices: slices}
 		}
 		out[i] = id
 	}

@@ -38,6 +38,9 @@ type GPU struct {
 	Node   string
 	Index  int
 	Model  string
+	// Profile is a MIG device's ("1g.10gb"), "" for a whole GPU: a count
+	// of a MIG profile is drawn only on MIG devices of that profile.
+	Profile string
 }
 
 // Item is a booking, hold or running job.

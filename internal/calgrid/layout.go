@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 )
 
 // labelPxPerCh and trackPx estimate how wide a label is against the view:
@@ -147,7 +149,7 @@ func place(gpus []GPU, items []Item) map[int64][]placement {
 		var cs []cand
 		model := strings.ToLower(it.Model)
 		for i, g := range gpus {
-			if it.NodeID != 0 && g.NodeID != it.NodeID || model != "" && !strings.Contains(strings.ToLower(g.Model), model) {
+			if it.NodeID != 0 && g.NodeID != it.NodeID || !fits(g, model) {
 				continue
 			}
 			n := 0
@@ -312,6 +314,9 @@ func Label(it *Item) string {
 		return fmt.Sprintf("%s · job %d", it.Owner, it.ID)
 	case KindHold:
 		return fmt.Sprintf("%s · hold %d", it.Owner, it.Count)
+	}
+	if scheduler.IsMIGProfile(it.Model) {
+		return fmt.Sprintf("%s · %d × %s", it.Owner, it.Count, strings.ToLower(strings.TrimSpace(it.Model)))
 	}
 	if it.Count == 1 {
 		return it.Owner + " · 1 GPU"

@@ -64,7 +64,7 @@ func newBookCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().IntVarP(&req.GPUCount, "gpus", "g", 1, "how many GPUs")
-	cmd.Flags().StringVar(&req.GPUModel, "gpu-type", "", "GPU model, e.g. H100 (default: any)")
+	cmd.Flags().StringVar(&req.GPUModel, "gpu-type", "", "GPU model, e.g. H100, or a MIG profile to book slices, e.g. 1g.10gb (default: any whole GPU)")
 	deprecatedAlias(cmd, "type", "gpu-type")
 	cmd.Flags().StringVar(&ids, "gpu-ids", "", "book these GPUs instead, as node:index (sim-node-1:4,5 or sim-node-1:4,sim-node-2:0) or GPU ids")
 	cmd.Flags().StringVar(&from, "from", "", "start: "+whenHelp)

@@ -1,0 +1,18 @@
+package calgrid
+
+import (
+	"strings"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+)
+
+// fits reports whether a count of model (lowercased; "" any) may be drawn
+// on g, as the scheduler matches: a MIG profile ("1g.10gb") only on MIG
+// devices of that profile, any other model only on whole GPUs whose model
+// contains it.
+func fits(g GPU, model string) bool {
+	if scheduler.IsMIGProfile(model) {
+		return strings.EqualFold(g.Profile, strings.TrimSpace(model))
+	}
+	return g.Profile == "" && (model == "" || strings.Contains(strings.ToLower(g.Model), model))
+}
