@@ -22,6 +22,7 @@ import (
 func sessionOriginConfig(str func(string, string, ...string) string, fail func(string, ...any), dev bool, listen, base string) (string, string) {
 	origin := strings.TrimRight(str("", "", "GPUSCHED_SESSION_ORIGIN"), "/")
 	ln := str("", "", "GPUSCHED_SESSION_LISTEN")
+	explicit := origin != ""
 	if dev && ln == "" && origin == "" {
 		host, port, err := net.SplitHostPort(listen)
 		if p, perr := strconv.Atoi(port); err == nil && perr == nil {
@@ -40,7 +41,7 @@ func sessionOriginConfig(str func(string, string, ...string) string, fail func(s
 	}
 	if u, err := url.Parse(origin); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
 		fail("GPUSCHED_SESSION_ORIGIN=%q must be an origin like https://sessions.example.com", origin)
-	} else if b, err := url.Parse(base); err == nil && strings.EqualFold(b.Host, u.Host) && b.Scheme == u.Scheme {
+	} else if b, err := url.Parse(base); explicit && err == nil && strings.EqualFold(b.Host, u.Host) && b.Scheme == u.Scheme {
 		fail("GPUSCHED_SESSION_ORIGIN=%q must differ from GPUSCHED_BASE_URL's origin", origin)
 	}
 	if ln == "" {
