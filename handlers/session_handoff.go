@@ -53,35 +53,43 @@ func (s *SessionHandoff) sign(kind, payload string) string {
 	return payload + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-// open verifies v and returns its fields (user, job, expiry, rest).
-func (s *SessionHandoff) open(kind, v string, now time.Time) ([]string, error) {
+// Bearer is who a handoff or a cookie names: a user, through one of
+// their browser sessions on the dashboard (signing out there ends it).
+type Bearer struct{ UserID, BrowserSession int64 }
+
+// open verifies v, a value of kind for session job, and returns its fields
+// after the job and the expiry: user, browser session, then any rest.
+func (s *SessionHandoff) open(kind, v string, job int64, n int, now time.Time) ([]string, Bearer, error) {
 	i := strings.LastIndexByte(v, '.')
 	if i < 0 || !hmac.Equal([]byte(s.sign(kind, v[:i])), []byte(v)) {
-		return nil, errHandoff
+		return nil, Bearer{}, errHandoff
 	}
 	f := strings.Split(v[:i], ".")
-	if len(f) < 3 {
-		return nil, errHandoff
+	if len(f) != n || f[0] != strconv.FormatInt(job, 10) {
+		return nil, Bearer{}, errHandoff
 	}
-	exp, err := strconv.ParseInt(f[2], 10, 64)
-	if err != nil || !now.Before(time.Unix(exp, 0)) {
-		return nil, errHandoff
+	exp, err1 := strconv.ParseInt(f[1], 10, 64)
+	u, err2 := strconv.ParseInt(f[2], 10, 64)
+	bs, err3 := strconv.ParseInt(f[3], 10, 64)
+	if err := errors.Join(err1, err2, err3); err != nil || !now.Before(time.Unix(exp, 0)) {
+		return nil, Bearer{}, errHandoff
 	}
-	return f, nil
+	return f, Bearer{UserID: u, BrowserSession: bs}, nil
 }
 
-// Mint returns a handoff for user to session job, good once within HandoffTTL.
-func (s *SessionHandoff) Mint(user, job int64, now time.Time) string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return s.sign("handoff", fmt.Sprintf("%d.%d.%d.%s", user, job, now.Add(HandoffTTL).Unix(), base64.RawURLEncoding.EncodeToString(b[:])))
+// Mint returns a handoff for b to session job, good once within HandoffTTL.
+func (s *SessionHandoff) Mint(b Bearer, job int64, now time.Time) string {
+	var r [16]byte
+	_, _ = rand.Read(r[:])
+	return s.sign("handoff", fmt.Sprintf("%d.%d.%d.%d.%s", job, now.Add(HandoffTTL).Unix(), b.UserID, b.BrowserSession,
+		base64.RawURLEncoding.EncodeToString(r[:])))
 }
 
-// Redeem checks a handoff for session job and spends it; it returns its user.
-func (s *SessionHandoff) Redeem(t string, job int64, now time.Time) (int64, error) {
-	f, err := s.open("handoff", t, now)
-	if err != nil || len(f) != 4 || f[1] != strconv.FormatInt(job, 10) {
-		return 0, errHandoff
+// Redeem checks a handoff for session job and spends it; it returns whom it names.
+func (s *SessionHandoff) Redeem(t string, job int64, now time.Time) (Bearer, error) {
+	f, b, err := s.open("handoff", t, job, 5, now)
+	if err != nil {
+		return Bearer{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -90,23 +98,20 @@ func (s *SessionHandoff) Redeem(t string, job int64, now time.Time) (int64, erro
 			delete(s.used, n)
 		}
 	}
-	if _, seen := s.used[f[3]]; seen {
-		return 0, errHandoff
+	if _, seen := s.used[f[4]]; seen {
+		return Bearer{}, errHandoff
 	}
-	s.used[f[3]] = now.Add(HandoffTTL + time.Minute)
-	return strconv.ParseInt(f[0], 10, 64)
+	s.used[f[4]] = now.Add(HandoffTTL + time.Minute)
+	return b, nil
 }
 
-// Cookie returns the session origin's cookie value for user on session job.
-func (s *SessionHandoff) Cookie(user, job int64, now time.Time) string {
-	return s.sign("cookie", fmt.Sprintf("%d.%d.%d", user, job, now.Add(SessionCookieTTL).Unix()))
+// Cookie returns the session origin's cookie value for b on session job.
+func (s *SessionHandoff) Cookie(b Bearer, job int64, now time.Time) string {
+	return s.sign("cookie", fmt.Sprintf("%d.%d.%d.%d", job, now.Add(SessionCookieTTL).Unix(), b.UserID, b.BrowserSession))
 }
 
-// CookieUser checks a session origin cookie for session job and returns its user.
-func (s *SessionHandoff) CookieUser(v string, job int64, now time.Time) (int64, error) {
-	f, err := s.open("cookie", v, now)
-	if err != nil || len(f) != 3 || f[1] != strconv.FormatInt(job, 10) {
-		return 0, errHandoff
-	}
-	return strconv.ParseInt(f[0], 10, 64)
+// CookieBearer checks a session origin cookie for session job and returns whom it names.
+func (s *SessionHandoff) CookieBearer(v string, job int64, now time.Time) (Bearer, error) {
+	_, b, err := s.open("cookie", v, job, 4, now)
+	return b, err
 }

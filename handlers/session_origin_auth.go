@@ -27,7 +27,11 @@ func (h *Handlers) sessionHandoff(c echo.Context, u *models.User, id int64) erro
 	if c.Request().Method != http.MethodGet && c.Request().Method != http.MethodHead {
 		return Errorf(http.StatusMisdirectedRequest, api.CodeNotFound, "session %d is served at %s", id, h.Config.SessionOrigin)
 	}
-	q := url.Values{"t": {h.Handoff.Mint(u.ID, id, h.Now())}, "next": {c.Request().URL.RequestURI()}}
+	var bs int64
+	if p := PrincipalOf(c); p != nil {
+		bs = p.SessionID
+	}
+	q := url.Values{"t": {h.Handoff.Mint(Bearer{UserID: u.ID, BrowserSession: bs}, id, h.Now())}, "next": {c.Request().URL.RequestURI()}}
 	c.Response().Header().Set("Cache-Control", "no-store")
 	c.Response().Header().Set("Referrer-Policy", "no-referrer")
 	return c.Redirect(http.StatusSeeOther, h.Config.SessionOrigin+api.SessionPath(id)+"_auth?"+q.Encode())
@@ -42,19 +46,15 @@ func (h *Handlers) SessionOriginAuth(c echo.Context) error {
 		return err
 	}
 	now := h.Now()
-	uid, err := h.Handoff.Redeem(c.QueryParam("t"), id, now)
+	b, err := h.Handoff.Redeem(c.QueryParam("t"), id, now)
 	if err != nil {
 		return Errorf(http.StatusNotFound, api.CodeNotFound, "session %d not found (the link has expired or was used: open the session again from the dashboard)", id)
-	}
-	u, err := models.GetUser(c.Request().Context(), h.DB.Bun, uid)
-	if err != nil || u.DisabledAt != nil {
-		return Errorf(http.StatusNotFound, api.CodeNotFound, "session %d not found", id)
 	}
 	next := c.QueryParam("next")
 	if !strings.HasPrefix(next, api.SessionPath(id)) || strings.HasPrefix(next, api.SessionPath(id)+"_auth") {
 		next = api.SessionPath(id)
 	}
-	c.SetCookie(&http.Cookie{Name: SessionOriginCookie, Value: h.Handoff.Cookie(uid, id, now), Path: api.SessionPath(id),
+	c.SetCookie(&http.Cookie{Name: SessionOriginCookie, Value: h.Handoff.Cookie(b, id, now), Path: api.SessionPath(id),
 		MaxAge: int(SessionCookieTTL.Seconds()), HttpOnly: true, SameSite: http.SameSiteLaxMode,
 		Secure: strings.HasPrefix(h.Config.SessionOrigin, "https://")})
 	c.Response().Header().Set("Cache-Control", "no-store")

@@ -39,7 +39,8 @@ func (s *Server) newSessionOrigin() *echo.Echo {
 }
 
 // sessionOriginUser signs in the caller of /s/{id}/… from the session
-// origin's cookie for that session; without one (or with one that does
+// origin's cookie for that session, while the dashboard's browser session
+// it came from lives (signing out there ends it here too); without one (or with one that does
 // not verify) a browser goes to the dashboard's /s/{id}/, which signs it
 // in if needed and hands it back.
 func (s *Server) sessionOriginUser(next echo.HandlerFunc) echo.HandlerFunc {
@@ -49,9 +50,13 @@ func (s *Server) sessionOriginUser(next echo.HandlerFunc) echo.HandlerFunc {
 			return echo.ErrNotFound
 		}
 		if ck, err := c.Cookie(handlers.SessionOriginCookie); err == nil {
-			if uid, err := s.h.Handoff.CookieUser(ck.Value, id, s.now()); err == nil {
-				u, err := models.GetUser(c.Request().Context(), s.db.Bun, uid)
-				if err == nil && u.DisabledAt == nil {
+			if b, err := s.h.Handoff.CookieBearer(ck.Value, id, s.now()); err == nil {
+				ctx := c.Request().Context()
+				live, err := models.SessionLiveByID(ctx, s.db.Bun, b.BrowserSession, b.UserID, s.now())
+				if err != nil {
+					return err
+				}
+				if u, err := models.GetUser(ctx, s.db.Bun, b.UserID); live && err == nil {
 					handlers.SetPrincipal(c, &handlers.Principal{User: u})
 					return next(c)
 				}

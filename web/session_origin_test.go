@@ -3,6 +3,7 @@ package web_test
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -103,10 +104,25 @@ func TestSessionOriginHandoff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, sc := get(t, bare, s.SessionURL+path+"_auth?t="+s.Handlers.Handoff.Mint(stranger.ID, id, time.Now()), "")
+	var browser int64
+	if err := s.DB.Bun.NewRaw("SELECT max(id) FROM sessions WHERE user_id = ?", stranger.ID).Scan(t.Context(), &browser); err != nil {
+		t.Fatal(err)
+	}
+	b := handlers.Bearer{UserID: stranger.ID, BrowserSession: browser}
+	_, _, sc := get(t, bare, s.SessionURL+path+"_auth?t="+s.Handlers.Handoff.Mint(b, id, time.Now()), "")
 	strangerCookie, _, _ := strings.Cut(sc, ";")
 	if st, _, _ := get(t, bare, s.SessionURL+path, strangerCookie); st != http.StatusNotFound {
 		t.Errorf("another member on the session origin: %d, want 404", st)
+	}
+
+	// Signing out of the dashboard ends the session origin's cookie too.
+	resp, err := page.PostForm(s.URL+"/auth/logout", url.Values{"_csrf": {s.CSRF(t, page)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if st, to, _ := get(t, bare, s.SessionURL+path, cookie); st != http.StatusSeeOther || to != s.URL+path {
+		t.Errorf("the session origin's cookie after signing out: %d to %q, want 303 to the dashboard", st, to)
 	}
 }
 
