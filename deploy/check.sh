@@ -44,8 +44,8 @@ check "Caddyfile (caddy validate)" caddy caddy validate --config deploy/caddy/Ca
 nginx_conf() {
   openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=gpus.example.com \
     -keyout "$tmp/key.pem" -out "$tmp/cert.pem" >/dev/null 2>&1 || return 1
-  sed -e "s|/etc/letsencrypt/live/gpus.example.com/fullchain.pem|$tmp/cert.pem|" \
-      -e "s|/etc/letsencrypt/live/gpus.example.com/privkey.pem|$tmp/key.pem|" deploy/nginx/gpusched.conf > "$tmp/site.conf"
+  sed -e "s|/etc/letsencrypt/live/[a-z.]*/fullchain.pem|$tmp/cert.pem|" \
+      -e "s|/etc/letsencrypt/live/[a-z.]*/privkey.pem|$tmp/key.pem|" deploy/nginx/gpusched.conf > "$tmp/site.conf"
   cat > "$tmp/nginx.conf" <<CONF
 pid $tmp/nginx.pid;
 error_log $tmp/error.log;

@@ -40,6 +40,11 @@ type Config struct {
 	NotifyTargets netguard.Policy
 	// NotifyEmail says an SMTP relay is configured, so email channels work.
 	NotifyEmail bool
+	// SessionOrigin is the origin (scheme://host[:port]) that serves
+	// /s/{id}/… apart from the dashboard; empty: the dashboard serves them.
+	// DashboardURL is the dashboard's base URL, where the session origin
+	// sends a browser without its cookie.
+	SessionOrigin, DashboardURL string
 }
 
 // Sessions signs browser users in and out (implemented by web).
@@ -83,6 +88,8 @@ type Handlers struct {
 
 	// Secrets seals notification channels' secrets and Slack URLs.
 	Secrets *models.SecretBox
+	// Handoff signs the moves from the dashboard to the session origin.
+	Handoff *SessionHandoff
 
 	// Scoring is the scoring service (/v1/score, /v1/observe); see scoring_service.go.
 	Scoring *Scoring

@@ -59,6 +59,9 @@ func (h *Handlers) SessionProxy(c echo.Context) error {
 	if c.Param("*") == "" && !strings.HasSuffix(c.Request().URL.Path, "/") {
 		return c.Redirect(http.StatusSeeOther, api.SessionPath(id))
 	}
+	if h.Config.SessionOrigin != "" && !OnSessionOrigin(c) {
+		return h.sessionHandoff(c, u, id)
+	}
 	if s.Job.State != models.JobRunning || s.Session.ReadyAt == nil || s.Session.NodeID == nil {
 		return sessionNotReady(c, s)
 	}

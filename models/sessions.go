@@ -72,6 +72,18 @@ func SessionLive(ctx context.Context, db bun.IDB, hash []byte, now time.Time) (b
 	return ok, nil
 }
 
+// SessionLiveByID reports whether browser session id of user is live and
+// its user enabled (the session origin's cookie lives only as long).
+func SessionLiveByID(ctx context.Context, db bun.IDB, id, user int64, now time.Time) (bool, error) {
+	ok, err := db.NewSelect().TableExpr("sessions AS s").Join("JOIN users AS u ON u.id = s.user_id").
+		Where("s.id = ?", id).Where("s.user_id = ?", user).Where("s.ended_at IS NULL").Where("s.expires_at > ?", now).
+		Where("u.disabled_at IS NULL").Exists(ctx)
+	if err != nil {
+		return false, fmt.Errorf("models: is browser session %d live: %w", id, err)
+	}
+	return ok, nil
+}
+
 // ListSessions returns a user's live sessions, most recently seen first.
 func ListSessions(ctx context.Context, db bun.IDB, userID int64, now time.Time) ([]Session, error) {
 	var out []Session

@@ -119,6 +119,7 @@ func NewControlPlane(o ControlPlaneOptions) (*ControlPlane, error) {
 		return nil, err
 	}
 	deps.Config.Notify.Secrets = h.Secrets
+	h.Handoff = handlers.NewSessionHandoff(o.SessionKeys[0])
 	if h.Scoring, err = handlers.NewScoring(o.Scoring, o.ScoringTrusted, o.DB, o.Registry); err != nil {
 		return nil, err
 	}

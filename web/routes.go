@@ -256,3 +256,13 @@ func (s *Server) routes(o Options) {
 		river.Any("/*", echo.WrapHandler(o.RiverUI))
 	}
 }
+
+// sessionOriginRoutes is the route table of the session origin
+// (session_origin.go): the handoff from the dashboard, then the proxy.
+func (s *Server) sessionOriginRoutes(e *echo.Echo) {
+	h := s.h
+	e.GET("/s/:id/_auth", h.SessionOriginAuth)
+	sess := e.Group("/s", s.sessionOriginUser)
+	sess.GET("/:id", h.SessionProxy) // to /s/{id}/
+	sess.Match(sessionMethods, "/:id/*", h.SessionProxy)
+}

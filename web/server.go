@@ -58,6 +58,8 @@ type Server struct {
 	listener *models.Listener
 	logger   *slog.Logger
 	now      func() time.Time
+	// sessionOrigin serves /s/{id}/… on its own origin (session_origin.go).
+	sessionOrigin *echo.Echo
 }
 
 // New assembles the server; Run starts its background work.
@@ -83,7 +85,7 @@ func New(o Options) *Server {
 			return err
 		},
 	}))
-	e.Use(securityHeaders(o.SecureCookies))
+	e.Use(securityHeaders(o.SecureCookies, o.Handlers))
 	// Every body is bounded before anything reads it (body_limit.go).
 	e.Use(limitBodies)
 	// Path, query and form parameters are acceptable text: valid UTF-8, no
@@ -100,6 +102,7 @@ func New(o Options) *Server {
 		},
 	}))
 	s.routes(o)
+	s.sessionOrigin = s.newSessionOrigin()
 	return s
 }
 
@@ -116,7 +119,9 @@ func (s *Server) Run(ctx context.Context) {
 // does not wait for browsers to hang up.
 func (s *Server) CloseStreams() { s.hub.Close() }
 
-func securityHeaders(https bool) echo.MiddlewareFunc {
+// securityHeaders sets the dashboard's page headers; a form may be sent on
+// to the session origin (the sign-in that leads to a session's handoff).
+func securityHeaders(https bool, hs *handlers.Handlers) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			h := c.Response().Header()
@@ -125,7 +130,7 @@ func securityHeaders(https bool) echo.MiddlewareFunc {
 			h.Set("Cross-Origin-Opener-Policy", "same-origin")
 			if !strings.HasPrefix(c.Request().URL.Path, "/admin/river") {
 				h.Set("X-Frame-Options", "DENY")
-				h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'")
+				h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'"+formTo(hs))
 			}
 			if https {
 				h.Set("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
@@ -133,6 +138,14 @@ func securityHeaders(https bool) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+}
+
+// formTo names the session origin for the CSP's form-action, when set.
+func formTo(hs *handlers.Handlers) string {
+	if o := hs.Config.SessionOrigin; o != "" && !strings.ContainsAny(o, " ;'") {
+		return " " + o
+	}
+	return ""
 }
 
 // metricsHandler serves the Prometheus registry.

@@ -35,7 +35,7 @@ func jupyterOrSkip(t *testing.T) {
 func TestJupyterSessionThroughProxy(t *testing.T) {
 	t.Parallel()
 	jupyterOrSkip(t)
-	s := testserver.New(t)
+	s := testserver.NewWith(t, testserver.Options{SessionOrigin: true})
 	_, admin := s.UserToken(t, models.RoleAdmin) // the dev sign-in makes the first user admin
 	startSessionNode(t, s, "nb-1", "1x4:H100-80GB")
 	tok, owner := sessionMember(t, s)
@@ -48,11 +48,11 @@ func TestJupyterSessionThroughProxy(t *testing.T) {
 
 	// Another member: 404, as if it did not exist; no cookie: sign in.
 	other := s.Login(t, "other-"+owner.Email)
-	if st, _ := fetchPage(t, s, other, fmt.Sprintf("/s/%d/api/status", sess.ID)); st != http.StatusNotFound {
+	if st, _, _ := fetchSession(t, s, other, fmt.Sprintf("/s/%d/api/status", sess.ID)); st != http.StatusNotFound {
 		t.Errorf("another member got %d, want 404", st)
 	}
 	// An admin gets through, audited.
-	if st, _ := fetchPage(t, s, s.Login(t, admin.Email), fmt.Sprintf("/s/%d/api/status", sess.ID)); st != http.StatusOK {
+	if st, _, _ := fetchSession(t, s, s.Login(t, admin.Email), fmt.Sprintf("/s/%d/api/status", sess.ID)); st != http.StatusOK {
 		t.Errorf("an admin got %d, want 200", st)
 	}
 	var audited int

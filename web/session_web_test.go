@@ -36,7 +36,7 @@ func startWebSession(t testing.TB, s *testserver.Server, tok string) (int64, str
 // cookies, no Authorization; its WebSocket echoes through the proxy.
 func TestWebSessionThroughProxy(t *testing.T) {
 	t.Parallel()
-	s := testserver.New(t)
+	s := testserver.NewWith(t, testserver.Options{SessionOrigin: true})
 	_, _ = s.UserToken(t, models.RoleAdmin)
 	startSessionNode(t, s, "web-1", "1x2:H100-80GB")
 	tok, owner := sessionMember(t, s)
@@ -44,9 +44,9 @@ func TestWebSessionThroughProxy(t *testing.T) {
 	gpus := gpusOf(t, s, id)
 
 	page := s.Login(t, owner.Email)
-	st, body := fetchPage(t, s, page, fmt.Sprintf("/s/%d/hello?x=1", id))
-	if st != 200 || !strings.Contains(body, "path=/hello?x=1 gpus="+gpus) {
-		t.Fatalf("through the proxy: %d %q", st, body)
+	st, body, at := fetchSession(t, s, page, fmt.Sprintf("/s/%d/hello?x=1", id))
+	if st != 200 || !strings.Contains(body, "path=/hello?x=1 gpus="+gpus) || !strings.HasPrefix(at, s.SessionURL+"/") {
+		t.Fatalf("through the proxy: %d %q from %s, want the session origin %s", st, body, at, s.SessionURL)
 	}
 	if strings.Contains(body, "gpusched_") || !strings.Contains(body, "auth=") || strings.Contains(body, "auth=B") {
 		t.Errorf("the dashboard's cookies or credentials reached the session: %q", body)
@@ -63,6 +63,9 @@ func TestWebSessionThroughProxy(t *testing.T) {
 		t.Fatalf("sign in and open the web session: %v", err)
 	}
 	poll(t, tab, "the session's page", `document.body.innerText.includes('web session: path=/ ')`, 20*time.Second)
+	if origin, err := chromedp.Run(tab, chromedp.Evaluate[string](`location.origin`)); err != nil || origin != s.SessionURL {
+		t.Errorf("the session's page is on %q (%v), want the session origin %q", origin, err, s.SessionURL)
+	}
 	echo, err := chromedp.Run(tab, chromedp.Evaluate[string](`new Promise((ok, fail) => {
 		const ws = new WebSocket(location.href.replace(/^http/, 'ws') + 'ws');
 		ws.onopen = () => ws.send('hello through the proxy');
@@ -81,7 +84,7 @@ func TestWebSessionThroughProxy(t *testing.T) {
 // keeps working through the proxy.
 func TestWebSessionSurvivesAgentRestart(t *testing.T) {
 	t.Parallel()
-	s := testserver.New(t)
+	s := testserver.NewWith(t, testserver.Options{SessionOrigin: true})
 	_, _ = s.UserToken(t, models.RoleAdmin)
 	tok, _ := s.NodeToken(t, "restart-1")
 	dir := filepath.Join(sessionWorkdir(t), "state")
@@ -89,13 +92,13 @@ func TestWebSessionSurvivesAgentRestart(t *testing.T) {
 	utok, owner := sessionMember(t, s)
 	id, _ := startWebSession(t, s, utok)
 	page := s.Login(t, owner.Email)
-	if st, body := fetchPage(t, s, page, fmt.Sprintf("/s/%d/before", id)); st != 200 || !strings.Contains(body, "path=/before") {
+	if st, body, _ := fetchSession(t, s, page, fmt.Sprintf("/s/%d/before", id)); st != 200 || !strings.Contains(body, "path=/before") {
 		t.Fatalf("before the restart: %d %q", st, body)
 	}
 	stop()
 	runSessionAgent(t, s, "restart-1", "1x2:H100-80GB", tok, dir)
 	waitFor(t, "the session through the restarted agent", func() bool {
-		st, body := fetchPage(t, s, page, fmt.Sprintf("/s/%d/after", id))
+		st, body, _ := fetchSession(t, s, page, fmt.Sprintf("/s/%d/after", id))
 		return st == 200 && strings.Contains(body, "path=/after")
 	})
 }

@@ -69,6 +69,13 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// HoldTTL is how long a client agent's pre-warm hold keeps GPUs free (GPUSCHED_HOLD_TTL, default 15m).
 	HoldTTL time.Duration
+	// SessionOrigin is where interactive sessions' /s/{id}/… are served,
+	// apart from the dashboard so that a notebook's script cannot act as
+	// its viewer (GPUSCHED_SESSION_ORIGIN, e.g. https://sessions.example.com;
+	// in dev http://SESSION_LISTEN). Empty: the dashboard serves them (a
+	// warning at start). SessionListen is the listen address that serves it
+	// (GPUSCHED_SESSION_LISTEN; in dev the port after LISTEN's).
+	SessionOrigin, SessionListen string
 	// HoldLimit is how many live holds one user may have (GPUSCHED_HOLD_LIMIT, default 2).
 	HoldLimit int
 	// Bookings are the calendar's per-user limits: GPUSCHED_BOOKING_MAX_GPUS (GPUs in one
@@ -218,6 +225,7 @@ func loadConfig(fs *pflag.FlagSet, getenv func(string) string) (Config, error) {
 		fail("GPUSCHED_BASE_URL=%q must be an http(s) URL", c.BaseURL)
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	c.SessionOrigin, c.SessionListen = sessionOriginConfig(str, fail, c.Dev, c.Listen, c.BaseURL)
 	c.Notify, c.SlackWebhookURL = notifyConfig(str, dur, getenv, fail, c.Dev, c.BaseURL) // notifications
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

@@ -76,16 +76,42 @@ func TestLoadConfig(t *testing.T) {
 				}
 			},
 		},
-		"bad notify allow-list":  {env: map[string]string{"GPUSCHED_NOTIFY_ALLOW_NETWORKS": "office"}, err: "GPUSCHED_NOTIFY_ALLOW_NETWORKS"},
-		"retention too short":    {env: map[string]string{"GPUSCHED_TELEMETRY_MINUTE_RETENTION": "30m"}, err: "at least 2h"},
-		"bad retention":          {env: map[string]string{"GPUSCHED_TELEMETRY_MINUTE_RETENTION": "-1h"}, err: "GPUSCHED_TELEMETRY_MINUTE_RETENTION"},
-		"both value and file":    {env: map[string]string{"GPUSCHED_SESSION_KEY": "x", "GPUSCHED_SESSION_KEY_FILE": secret}, err: "not both"},
-		"missing file":           {env: map[string]string{"GPUSCHED_SESSION_KEY_FILE": "/nonexistent/key"}, err: "GPUSCHED_SESSION_KEY_FILE"},
-		"bad duration":           {env: map[string]string{"GPUSCHED_NODE_DOWN_AFTER": "soon"}, err: "GPUSCHED_NODE_DOWN_AFTER"},
-		"bad bool":               {env: map[string]string{"GPUSCHED_DEV": "yes please"}, err: "GPUSCHED_DEV"},
-		"bad base url":           {env: map[string]string{"GPUSCHED_BASE_URL": "ftp://x"}, err: "GPUSCHED_BASE_URL"},
-		"bad log level":          {env: map[string]string{"GPUSCHED_LOG_LEVEL": "loud"}, err: "GPUSCHED_LOG_LEVEL"},
-		"several errors at once": {env: map[string]string{"GPUSCHED_LOG_LEVEL": "loud", "GPUSCHED_DB_MAX_CONNS": "1"}, err: "GPUSCHED_DB_MAX_CONNS"},
+		"session origin: dev takes the next port": {
+			env: map[string]string{"GPUSCHED_DEV": "true"},
+			check: func(t *testing.T, c Config) {
+				if c.SessionOrigin != "http://127.0.0.1:8081" || c.SessionListen != "127.0.0.1:8081" {
+					t.Fatalf("session origin %q on %q", c.SessionOrigin, c.SessionListen)
+				}
+			},
+		},
+		"session origin: production default none": {
+			check: func(t *testing.T, c Config) {
+				if c.SessionOrigin != "" || c.SessionListen != "" {
+					t.Fatalf("session origin %q on %q", c.SessionOrigin, c.SessionListen)
+				}
+			},
+		},
+		"session origin set": {
+			env: map[string]string{"GPUSCHED_SESSION_ORIGIN": "https://sessions.example.com/", "GPUSCHED_SESSION_LISTEN": "127.0.0.1:8090"},
+			check: func(t *testing.T, c Config) {
+				if c.SessionOrigin != "https://sessions.example.com" || c.SessionListen != "127.0.0.1:8090" {
+					t.Fatalf("session origin %q on %q", c.SessionOrigin, c.SessionListen)
+				}
+			},
+		},
+		"session origin without listen":  {env: map[string]string{"GPUSCHED_SESSION_ORIGIN": "https://sessions.example.com"}, err: "GPUSCHED_SESSION_LISTEN"},
+		"session origin with a path":     {env: map[string]string{"GPUSCHED_SESSION_ORIGIN": "https://example.com/s", "GPUSCHED_SESSION_LISTEN": ":8090"}, err: "must be an origin"},
+		"session origin the dashboard's": {env: map[string]string{"GPUSCHED_SESSION_ORIGIN": "http://127.0.0.1:8080", "GPUSCHED_SESSION_LISTEN": ":8090"}, err: "must differ"},
+		"bad notify allow-list":          {env: map[string]string{"GPUSCHED_NOTIFY_ALLOW_NETWORKS": "office"}, err: "GPUSCHED_NOTIFY_ALLOW_NETWORKS"},
+		"retention too short":            {env: map[string]string{"GPUSCHED_TELEMETRY_MINUTE_RETENTION": "30m"}, err: "at least 2h"},
+		"bad retention":                  {env: map[string]string{"GPUSCHED_TELEMETRY_MINUTE_RETENTION": "-1h"}, err: "GPUSCHED_TELEMETRY_MINUTE_RETENTION"},
+		"both value and file":            {env: map[string]string{"GPUSCHED_SESSION_KEY": "x", "GPUSCHED_SESSION_KEY_FILE": secret}, err: "not both"},
+		"missing file":                   {env: map[string]string{"GPUSCHED_SESSION_KEY_FILE": "/nonexistent/key"}, err: "GPUSCHED_SESSION_KEY_FILE"},
+		"bad duration":                   {env: map[string]string{"GPUSCHED_NODE_DOWN_AFTER": "soon"}, err: "GPUSCHED_NODE_DOWN_AFTER"},
+		"bad bool":                       {env: map[string]string{"GPUSCHED_DEV": "yes please"}, err: "GPUSCHED_DEV"},
+		"bad base url":                   {env: map[string]string{"GPUSCHED_BASE_URL": "ftp://x"}, err: "GPUSCHED_BASE_URL"},
+		"bad log level":                  {env: map[string]string{"GPUSCHED_LOG_LEVEL": "loud"}, err: "GPUSCHED_LOG_LEVEL"},
+		"several errors at once":         {env: map[string]string{"GPUSCHED_LOG_LEVEL": "loud", "GPUSCHED_DB_MAX_CONNS": "1"}, err: "GPUSCHED_DB_MAX_CONNS"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

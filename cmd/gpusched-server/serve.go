@@ -92,6 +92,14 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	}
 	httpServer := &http.Server{Handler: cp.Web.Echo, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	dashboard := cfg.BaseURL
+	if cfg.BaseURL == "http://"+cfg.Listen {
+		dashboard = "http://" + ln.Addr().String()
+	}
+	stopSessions, err := startSessionOrigin(cfg, cp, dashboard, logger) // interactive sessions apart
+	if err != nil {
+		return err
+	}
 	if err := cp.Start(ctx); err != nil {
 		cp.Stop(ctx)
 		return err
@@ -128,6 +136,7 @@ func serve(ctx context.Context, cfg Config, logger *slog.Logger, ready func(url 
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
 	defer cancel()
 	stopSim()
+	stopSessions(shutdownCtx)
 	cp.Web.CloseStreams() // so that the shutdown does not wait for browsers to hang up
 	if err := httpServer.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		logger.Warn("http shutdown", "err", err)

@@ -36,6 +36,8 @@ type Server struct {
 	Scoring *handlers.Scoring
 	// Handlers are the server's handlers (read-only once it serves).
 	Handlers *handlers.Handlers
+	// SessionURL is the session origin's URL (Options.SessionOrigin; else empty).
+	SessionURL string
 }
 
 // New starts a server on a fresh database; everything stops when t ends.
@@ -69,6 +71,9 @@ type Options struct {
 	// Logs, when set, receives every line the server logs (debug level
 	// and up), so a test can read what reached the log.
 	Logs *Logs
+	// SessionOrigin serves /s/{id}/… on a second listener (Server.SessionURL),
+	// its own origin, as serve does with GPUSCHED_SESSION_ORIGIN.
+	SessionOrigin bool
 	// NotifyTargets is the policy for webhook and Slack targets; nil: every
 	// address (receivers in tests listen on loopback).
 	NotifyTargets *netguard.Policy
@@ -124,6 +129,13 @@ func NewWith(t testing.TB, o Options) *Server {
 		t.Fatal(err)
 	}
 	hs := httptest.NewUnstartedServer(cp.Web.Echo)
+	var sessionURL string
+	if o.SessionOrigin {
+		so := httptest.NewServer(cp.Web.SessionOrigin())
+		t.Cleanup(so.Close)
+		sessionURL = so.URL
+		cp.Handlers.Config.SessionOrigin, cp.Handlers.Config.DashboardURL = so.URL, "http://"+hs.Listener.Addr().String()
+	}
 	if o.Configure != nil {
 		o.Configure("http://"+hs.Listener.Addr().String(), cp.Handlers)
 	}
@@ -139,7 +151,7 @@ func NewWith(t testing.TB, o Options) *Server {
 		cp.Stop(stopCtx)
 	})
 	waitListening(t, db, cp.Listener)
-	return &Server{Server: hs, DB: db, Web: cp.Web, Logger: logger, Deps: cp.Deps, Scoring: cp.Handlers.Scoring, Handlers: cp.Handlers}
+	return &Server{Server: hs, DB: db, Web: cp.Web, Logger: logger, Deps: cp.Deps, Scoring: cp.Handlers.Scoring, Handlers: cp.Handlers, SessionURL: sessionURL}
 }
 
 // waitListening returns once l delivers notifications: one sent before its
