@@ -26,6 +26,12 @@ type SubmitRequest struct {
 	TimeLimit      Seconds           `json:"time_limit,omitempty"`
 	Name           string            `json:"name,omitempty"`
 	AllowMultiNode bool              `json:"allow_multi_node,omitempty"`
+	// Nodes and GPUsPerNode are the job's shape, as Slurm's -N and
+	// --gpus-per-node: exactly Nodes distinct nodes with GPUsPerNode GPUs
+	// each. With both, gpu_count (if given) must be their product; with
+	// nodes alone gpu_count must divide evenly among them.
+	Nodes       int `json:"nodes,omitempty"`
+	GPUsPerNode int `json:"gpus_per_node,omitempty"`
 	Preemptible    *bool             `json:"preemptible,omitempty"` // nil: yes, but a lease's is no
 	Executor       string            `json:"executor,omitempty"`    // node, lease or ray; "": the server's default
 	Workdir        string            `json:"workdir,omitempty"`
