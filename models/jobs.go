@@ -41,15 +41,15 @@ type Job struct {
 	// GPUShare (0 < share ≤ 1) or ShareMemoryMiB asks for part of one
 	// shared GPU (GPUCount is then 1): the slots that hold them
 	// (scheduler.SlotsNeeded). 0, 0: whole GPUs or MIG devices.
-	GPUShare           float64 `bun:"gpu_share,notnull" json:"gpu_share,omitempty"`
-	ShareMemoryMiB     int64   `bun:"share_memory_mib,notnull" json:"share_memory_mib,omitempty"`
-	AllowMultiNode     bool    `bun:"allow_multi_node,notnull" json:"allow_multi_node"`
+	GPUShare       float64 `bun:"gpu_share,notnull" json:"gpu_share,omitempty"`
+	ShareMemoryMiB int64   `bun:"share_memory_mib,notnull" json:"share_memory_mib,omitempty"`
+	AllowMultiNode bool    `bun:"allow_multi_node,notnull" json:"allow_multi_node"`
 	// Nodes is the job's shape: above 1, exactly this many nodes with
 	// GPUCount/Nodes GPUs each (scheduler.Job.Nodes); 0 none.
-	Nodes int `bun:"nodes,notnull" json:"nodes,omitempty"`
-	Priority           int     `bun:"priority,notnull" json:"priority"`
-	Preemptible        bool    `bun:"preemptible,notnull" json:"preemptible"`
-	EstimatedDurationS *int64  `bun:"estimated_duration_s" json:"estimated_duration_s,omitempty"`
+	Nodes              int    `bun:"nodes,notnull" json:"nodes,omitempty"`
+	Priority           int    `bun:"priority,notnull" json:"priority"`
+	Preemptible        bool   `bun:"preemptible,notnull" json:"preemptible"`
+	EstimatedDurationS *int64 `bun:"estimated_duration_s" json:"estimated_duration_s,omitempty"`
 	// TimeLimitS is the job's time limit, as Slurm's: a run past it is
 	// stopped (SIGTERM, its stop grace, SIGKILL) and the job ends timeout;
 	// nil: no limit.
