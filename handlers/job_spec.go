@@ -94,6 +94,9 @@ func jobFrom(s *api.SubmitRequest, u *models.User, cp models.Capacity, can func(
 // submittedGPUs checks the GPUs s asks for against the cluster and sets
 // them on j.
 func submittedGPUs(s *api.SubmitRequest, j *models.Job, cp models.Capacity) error {
+	if err := submittedShape(s, j, cp); err != nil { // job_shape_spec.go
+		return err
+	}
 	if s.GPUShare != nil || s.GPUMemory != "" {
 		return submittedShare(s, j, cp) // job_share_spec.go
 	}

@@ -41,12 +41,15 @@ type Job struct {
 	// GPUShare (0 < share ≤ 1) or ShareMemoryMiB asks for part of one
 	// shared GPU (GPUCount is then 1): the slots that hold them
 	// (scheduler.SlotsNeeded). 0, 0: whole GPUs or MIG devices.
-	GPUShare           float64 `bun:"gpu_share,notnull" json:"gpu_share,omitempty"`
-	ShareMemoryMiB     int64   `bun:"share_memory_mib,notnull" json:"share_memory_mib,omitempty"`
-	AllowMultiNode     bool    `bun:"allow_multi_node,notnull" json:"allow_multi_node"`
-	Priority           int     `bun:"priority,notnull" json:"priority"`
-	Preemptible        bool    `bun:"preemptible,notnull" json:"preemptible"`
-	EstimatedDurationS *int64  `bun:"estimated_duration_s" json:"estimated_duration_s,omitempty"`
+	GPUShare       float64 `bun:"gpu_share,notnull" json:"gpu_share,omitempty"`
+	ShareMemoryMiB int64   `bun:"share_memory_mib,notnull" json:"share_memory_mib,omitempty"`
+	AllowMultiNode bool    `bun:"allow_multi_node,notnull" json:"allow_multi_node"`
+	// Nodes is the job's shape: above 1, exactly this many nodes with
+	// GPUCount/Nodes GPUs each (scheduler.Job.Nodes); 0 none.
+	Nodes              int    `bun:"nodes,notnull" json:"nodes,omitempty"`
+	Priority           int    `bun:"priority,notnull" json:"priority"`
+	Preemptible        bool   `bun:"preemptible,notnull" json:"preemptible"`
+	EstimatedDurationS *int64 `bun:"estimated_duration_s" json:"estimated_duration_s,omitempty"`
 	// TimeLimitS is the job's time limit, as Slurm's: a run past it is
 	// stopped (SIGTERM, its stop grace, SIGKILL) and the job ends timeout;
 	// nil: no limit.
@@ -142,9 +145,9 @@ WITH j AS (
     INSERT INTO jobs (name, owner_id, team_id, state, command, workdir, env, job_type, gpu_count, gpu_memory_mib,
         gpu_model, allow_multi_node, priority, preemptible, estimated_duration_s, executor, max_retries,
         submitted_at, updated_at, lease_ttl_s, client_ref, checkpoint, stop_grace_s, submit_token, time_limit_s,
-        waits_for, gpu_share, share_memory_mib)
+        waits_for, gpu_share, share_memory_mib, nodes)
     VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17, $18, $19, $20, $21, $22, $23, $24,
-        $25, $26)
+        $25, $26, $27)
     RETURNING id
 ), e AS (
     INSERT INTO job_events (job_id, to_state, reason, actor_user_id, created_at)
@@ -165,7 +168,7 @@ func CreateJob(ctx context.Context, q Querier, j *Job, now time.Time) error {
 	err = q.QueryRow(ctx, createJobSQL, j.Name, j.OwnerID, j.TeamID, j.Command, j.Workdir, string(env), j.JobType,
 		j.GPUCount, j.GPUMemoryMiB, j.GPUModel, j.AllowMultiNode, j.Priority, j.Preemptible, j.EstimatedDurationS,
 		j.Executor, j.MaxRetries, now, j.LeaseTTLS, j.ClientRef, j.Checkpoint, j.StopGraceS, j.SubmitToken, j.TimeLimitS,
-		j.WaitsFor, j.GPUShare, j.ShareMemoryMiB).Scan(&j.ID)
+		j.WaitsFor, j.GPUShare, j.ShareMemoryMiB, j.Nodes).Scan(&j.ID)
 	if err != nil {
 		return fmt.Errorf("models: create job: %w", err)
 	}

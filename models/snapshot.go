@@ -99,7 +99,7 @@ const snapshotJobColumns = `j.id, j.owner_id, j.team_id, j.state, j.name, j.gpu_
        j.queue_position, j.pending_code, j.pending_reason, j.estimated_start_at,
        j.checkpoint, j.stop_grace_s, j.attained_gpu_s, j.preempted_at, j.stop_kind <> '', j.time_limit_s, j.waits_for,
        j.array_job_id, coalesce((SELECT a.max_running FROM job_arrays a WHERE a.id = j.array_job_id), 0),
-       j.gpu_share, j.share_memory_mib`
+       j.gpu_share, j.share_memory_mib, j.nodes`
 
 // snapshotJobsQuery reads every queued job and every job holding GPUs, in
 // submission order.
@@ -136,7 +136,7 @@ func scanJob(r rows) (snapJob, error) {
 		&sj.AllowMultiNode, &sj.Priority, &sj.Preemptible, &sj.SubmittedAt, &node, &est,
 		&out.jobType, &started, &position, &out.ex.Code, &out.ex.Reason, &eta,
 		&sj.Checkpoint, &graceS, &sj.AttainedGPUSeconds, &preempt, &sj.Stopping, &limit, &waits, &array, &sj.ArrayMaxRunning,
-		&sj.GPUShare, &sj.GPUShareMemoryMiB); err != nil {
+		&sj.GPUShare, &sj.GPUShareMemoryMiB, &sj.Nodes); err != nil {
 		return out, fmt.Errorf("models: snapshot jobs: %w", err)
 	}
 	if teamID != nil {
@@ -241,7 +241,7 @@ func liveAllocations(ctx context.Context, db bun.IDB) (map[int64][]int64, error)
 func SchedulerJob(j *Job) scheduler.Job {
 	sj := scheduler.Job{
 		ID: j.ID, UserID: j.OwnerID, Name: j.Name, GPUCount: j.GPUCount, GPUModel: j.GPUModel,
-		AllowMultiNode: j.AllowMultiNode, Priority: j.Priority, Preemptible: j.Preemptible, SubmittedAt: j.SubmittedAt,
+		AllowMultiNode: j.AllowMultiNode, Nodes: j.Nodes, Priority: j.Priority, Preemptible: j.Preemptible, SubmittedAt: j.SubmittedAt,
 	}
 	if j.TeamID != nil {
 		sj.TeamID = *j.TeamID

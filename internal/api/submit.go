@@ -23,15 +23,21 @@ type SubmitRequest struct {
 	// SIGTERM, its stop grace, then SIGKILL, and the job ends timeout.
 	// None: the policy's default (time_limit.default), else no limit; over
 	// the policy's maximum the submission is refused.
-	TimeLimit      Seconds           `json:"time_limit,omitempty"`
-	Name           string            `json:"name,omitempty"`
-	AllowMultiNode bool              `json:"allow_multi_node,omitempty"`
-	Preemptible    *bool             `json:"preemptible,omitempty"` // nil: yes, but a lease's is no
-	Executor       string            `json:"executor,omitempty"`    // node, lease or ray; "": the server's default
-	Workdir        string            `json:"workdir,omitempty"`
-	Env            map[string]string `json:"env,omitempty"`
-	JobType        string            `json:"job_type,omitempty"`
-	MaxRetries     int               `json:"max_retries,omitempty"`
+	TimeLimit      Seconds `json:"time_limit,omitempty"`
+	Name           string  `json:"name,omitempty"`
+	AllowMultiNode bool    `json:"allow_multi_node,omitempty"`
+	// Nodes and GPUsPerNode are the job's shape, as Slurm's -N and
+	// --gpus-per-node: exactly Nodes distinct nodes with GPUsPerNode GPUs
+	// each. With both, gpu_count (if given) must be their product; with
+	// nodes alone gpu_count must divide evenly among them.
+	Nodes       int               `json:"nodes,omitempty"`
+	GPUsPerNode int               `json:"gpus_per_node,omitempty"`
+	Preemptible *bool             `json:"preemptible,omitempty"` // nil: yes, but a lease's is no
+	Executor    string            `json:"executor,omitempty"`    // node, lease or ray; "": the server's default
+	Workdir     string            `json:"workdir,omitempty"`
+	Env         map[string]string `json:"env,omitempty"`
+	JobType     string            `json:"job_type,omitempty"`
+	MaxRetries  int               `json:"max_retries,omitempty"`
 	// Checkpoint: the job saves its state on SIGTERM and resumes from it
 	// (GPUSCHED_RESTART_COUNT > 0), so an attained-service policy may
 	// preempt it. StopGrace is its time between SIGTERM and SIGKILL when

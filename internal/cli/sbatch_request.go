@@ -122,6 +122,9 @@ func (o *sbatchOpts) request(in sbatchInput, ask gpuAsk) (api.SubmitRequest, []s
 	count := ask.count
 	req.GPUCount = &count
 	req.AllowMultiNode = o.nodes > 1
+	if o.nodes > 1 && count%o.nodes == 0 { // -N is honoured exactly: that many nodes, the same GPUs on each
+		req.Nodes = o.nodes
+	}
 	req.Command = batchCommand(in.script, in.args)
 	if len(req.Command) > maxBatchCommand {
 		return req, nil, fmt.Errorf("%s: %d bytes; a job carries a script of at most about %d KiB: keep the script short and have it run the rest from files",

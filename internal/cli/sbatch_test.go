@@ -129,7 +129,7 @@ srun torchrun train.py
 `,
 			want: func(s string) api.SubmitRequest {
 				return base(s, 16, map[string]string{"SLURM_NTASKS": "16"}, func(r *api.SubmitRequest) {
-					r.AllowMultiNode, r.Workdir, r.TimeLimit = true, "/home/ada/proj/runs/a", api.MaxSeconds
+					r.AllowMultiNode, r.Nodes, r.Workdir, r.TimeLimit = true, 2, "/home/ada/proj/runs/a", api.MaxSeconds
 				})
 			},
 			warnings: []string{

@@ -43,6 +43,9 @@ func newSubmitCmd() *cobra.Command {
 				return err
 			}
 			req.Command, req.GPUCount = shellJoin(args), &gpus
+			if nodes > 1 { // the shape: exactly N nodes, gpus/N on each (the server checks it divides)
+				req.Nodes, req.GPUsPerNode = nodes, perNode
+			}
 			if share > 0 || gpuMemory != "" { // part of one shared GPU: -g does not apply unless given
 				if !cmd.Flags().Changed("gpus") {
 					req.GPUCount = nil

@@ -9,6 +9,9 @@ const etaLimit = 100
 // as a placement now); forever and nil when it never fits. A multi-node
 // request spans nodes only if that starts it earlier than one node would.
 func (p *pass) earliest(rq *request, lo int64) (int64, []int32) {
+	if rq.nodes > 1 {
+		return p.earliestShaped(rq, lo)
+	}
 	pr := p.prof
 	best := forever
 	evs := p.evBuf[:0]

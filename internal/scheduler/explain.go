@@ -35,9 +35,14 @@ func (p *pass) whyNoRoom(qj *qjob, rq *request) (string, string, time.Time) {
 			return ReasonBooked, p.bookedWords(b), b.b.End
 		}
 	}
-	sh := shape{qj.f, rq.k, rq.multi}
+	sh := shape{qj.f, rq.k, rq.multi, rq.nodes}
 	if w, ok := p.words[sh]; ok && w.version == p.version {
 		return w.code, w.reason, time.Time{}
+	}
+	if rq.nodes > 1 {
+		code, reason := p.shapedWaitWords(qj.job, qj.f)
+		p.words[sh] = wordsMemo{p.version, code, reason}
+		return code, reason, time.Time{}
 	}
 	maxNode, total := p.freeCounts(qj.f)
 	code, reason := ReasonNoCapacity, fmt.Sprintf("needs %s; %d free", p.gpuWords(qj.job), total)

@@ -92,6 +92,8 @@ func (p *pass) neverFits(j *Job, f *filter) string {
 		return fmt.Sprintf("no GPU in the cluster has %d MiB of memory", j.MinMemoryMiB)
 	case f.total == 0:
 		return fmt.Sprintf("no GPU in the cluster matches model %q with %d MiB of memory", j.GPUModel, j.MinMemoryMiB)
+	case j.Shaped():
+		return p.shapeNeverFits(j, f)
 	case j.AllowMultiNode && j.GPUCount > f.total:
 		return fmt.Sprintf("needs %s; the cluster has %d", p.gpuWords(j), f.total)
 	case !j.AllowMultiNode && j.GPUCount > f.maxNode:
@@ -106,6 +108,8 @@ func (p *pass) neverFits(j *Job, f *filter) string {
 // enough running jobs and bookings end.
 func (p *pass) unplaceable(j *Job, f *filter) string {
 	switch {
+	case j.Shaped():
+		return p.shapeUnplaceable(j, f)
 	case j.AllowMultiNode && j.GPUCount > f.usable:
 		return fmt.Sprintf("needs %s; only %d usable (the others are unhealthy, drained, foreign or down)",
 			p.gpuWords(j), f.usable)

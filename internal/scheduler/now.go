@@ -6,6 +6,7 @@ type request struct {
 	f     *filter
 	k     int
 	multi bool
+	nodes int // > 1: exactly this many nodes with k/nodes GPUs each (shape.go)
 	user  int64
 	dur   int64 // estimated run time, ns
 
@@ -18,7 +19,11 @@ type request struct {
 // newRequest is the plain request of a pending job.
 func newRequest(qj *qjob) request {
 	j := qj.job
-	return request{job: j, f: qj.f, k: j.GPUCount, multi: j.AllowMultiNode, user: j.UserID, dur: qj.dur}
+	rq := request{job: j, f: qj.f, k: j.GPUCount, multi: j.AllowMultiNode, user: j.UserID, dur: qj.dur}
+	if j.Shaped() {
+		rq.multi, rq.nodes = true, j.Nodes
+	}
+	return rq
 }
 
 // shape is what decides whether a request can be placed at all, ignoring
@@ -27,6 +32,7 @@ type shape struct {
 	f     *filter
 	k     int
 	multi bool
+	nodes int
 }
 
 // placeNow picks GPUs for a request among the GPUs free now (plus extra),
@@ -38,7 +44,7 @@ type shape struct {
 // bookings keeps failing; such failures are remembered and later requests
 // of the same shape fail at once.
 func (p *pass) placeNow(rq *request) []int32 {
-	sh := shape{rq.f, rq.k, rq.multi}
+	sh := shape{rq.f, rq.k, rq.multi, rq.nodes}
 	if rq.extra == nil {
 		if (rq.multi && rq.k > p.totalFree) || (!rq.multi && rq.k > p.maxFree) || p.noFit[sh] {
 			return nil
@@ -51,7 +57,7 @@ func (p *pass) placeNow(rq *request) []int32 {
 		if rq.extra != nil {
 			list = nd.gpus
 		}
-		if len(list) == 0 || (!rq.multi && len(list) < rq.k) {
+		if len(list) == 0 || (!rq.multi && len(list) < rq.k) || len(list) < rq.perNode() {
 			continue
 		}
 		for _, gi := range list {
@@ -72,7 +78,7 @@ func (p *pass) placeNow(rq *request) []int32 {
 			p.addCand(gi, own)
 		}
 	}
-	gs := p.choose(rq.k, rq.multi)
+	gs := p.chooseFor(rq)
 	if gs == nil && rq.extra == nil && rq.avoid == nil && rq.ignoreBookings && !rq.onlyOwn {
 		p.noFit[sh] = true
 	}

@@ -70,6 +70,11 @@ type Job struct {
 	GPUShare          float64
 	GPUShareMemoryMiB int64
 	AllowMultiNode    bool // may span nodes; otherwise all GPUs come from one node
+	// Nodes is the job's shape (Slurm's -N with --gpus-per-node): when
+	// above 1 the job takes exactly Nodes distinct nodes with
+	// GPUCount/Nodes GPUs on each (GPUCount must be a multiple), whatever
+	// AllowMultiNode says. 0 or 1: no shape (packed as AllowMultiNode says).
+	Nodes int
 	// NodeID pins the job to one node (a lease asked for on that node); 0: any.
 	NodeID int64
 

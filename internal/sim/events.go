@@ -33,7 +33,7 @@ func (s *simulator) schedJob(i int) scheduler.Job {
 		est = 0
 	}
 	sj := scheduler.Job{
-		ID: j.ID, UserID: j.User, Name: j.Name, GPUCount: j.GPUs, GPUModel: j.Profile, AllowMultiNode: j.MultiNode,
+		ID: j.ID, UserID: j.User, Name: j.Name, GPUCount: j.GPUs, GPUModel: j.Profile, AllowMultiNode: j.MultiNode, Nodes: j.Nodes,
 		Priority: j.Priority, Preemptible: true, SubmittedAt: at(j.Submit), EstimatedDuration: est,
 		Checkpoint: j.Checkpoint, AttainedGPUSeconds: r.attained, Learned: j.Learned, GPUShare: j.GPUShare,
 	}

@@ -40,6 +40,9 @@ type Job struct {
 	// MultiNode lets the job span nodes (set by Prepare for jobs larger than
 	// one node of the simulated cluster).
 	MultiNode bool
+	// Nodes is the job's shape (the core's Job.Nodes): above 1, exactly
+	// this many nodes with GPUs/Nodes GPUs each; 0 none.
+	Nodes int
 	// NoEstimate: the job announces no runtime (Prepare's NoEstimates);
 	// the scheduler assumes its DefaultDuration.
 	NoEstimate bool
