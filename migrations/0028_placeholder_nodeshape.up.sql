@@ -1,1 +1,0 @@
--- 0028: placeholder on branch nodeshape only, so that 0030 runs in order here; drop it at merge (the real 0028 is another branch's).

@@ -1,1 +1,0 @@
--- 0029: placeholder on branch nodeshape only, so that 0030 runs in order here; drop it at merge (the real 0029 is another branch's).
