@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"path/filepath"
 	"sync"
@@ -98,6 +99,15 @@ func startSimNodes(ctx context.Context, db *models.DB, lc *models.Lifecycle, spe
 		if i == spec.Nodes-1 && (i > 0 || migText == "") {
 			agent.Shared = shared
 		}
+		// Each simulated host serves its interactive sessions on a loopback
+		// port of its own, as `gpusched-server node --session-listen` does.
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			cancel()
+			wg.Wait()
+			return nil, fmt.Errorf("simulated node %s: session listener: %w", names[i], err)
+		}
+		agent.SessionListener = ln
 		agents = append(agents, agent)
 		wg.Go(func() {
 			if err := agent.Run(ctx); err != nil {
