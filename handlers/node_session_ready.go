@@ -43,6 +43,10 @@ func (h *Handlers) NodeSessionReady(c echo.Context) error {
 		if err != nil || !first {
 			return err
 		}
+		// Pages that list the session (Sessions, queue, job) show Open now.
+		if err := models.Signal(ctx, tx, models.ChannelJobs, strconv.FormatInt(job, 10)); err != nil {
+			return err
+		}
 		j, err := models.GetJob(ctx, tx, job)
 		if err != nil {
 			return err

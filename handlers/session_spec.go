@@ -14,11 +14,16 @@ import (
 // password off: nothing but the agent reaches it, and the control plane
 // lets only the owner through to the agent. Host checks are off since
 // requests carry the dashboard's host; Jupyter's own XSRF check stays. A
-// user without a writable home keeps Jupyter's data in its runtime folder.
-const jupyterCommand = `export JUPYTER_RUNTIME_DIR="${TMPDIR:-/tmp}/gpusched-jupyter-$GPUSCHED_JOB_ID"
+// user without a writable home keeps Jupyter's data in its runtime folder,
+// a new private one (mktemp): a name known in advance could be taken first
+// by another user of the node, or be left over from an earlier server.
+// Jupyter refuses to run as root unless told to; where jobs run as root (a
+// dev server in a container, a node without a user mapping) it is told.
+const jupyterCommand = `export JUPYTER_RUNTIME_DIR="$(mktemp -d "${TMPDIR:-/tmp}/gpusched-jupyter-$GPUSCHED_JOB_ID.XXXXXXXX")" || exit 1
 [ -w "$HOME" ] || export JUPYTER_DATA_DIR="$JUPYTER_RUNTIME_DIR/data" JUPYTER_CONFIG_DIR="$JUPYTER_RUNTIME_DIR/config" \
   IPYTHONDIR="$JUPYTER_RUNTIME_DIR/ipython"
-exec jupyter-notebook --no-browser --ip=127.0.0.1 --port="$PORT" --port-retries=0 \
+root=; [ "$(id -u)" != 0 ] || root=--allow-root
+exec jupyter-notebook $root --no-browser --ip=127.0.0.1 --port="$PORT" --port-retries=0 \
   --NotebookApp.token='' --NotebookApp.password='' --NotebookApp.allow_remote_access=True \
   --NotebookApp.base_url="$GPUSCHED_SESSION_PATH"`
 

@@ -18,12 +18,34 @@ func (h *Handlers) SessionsPage(c echo.Context) error {
 	return h.renderSessions(c, http.StatusOK, "")
 }
 
-// renderSessions shows the Sessions page with msg as its error.
-func (h *Handlers) renderSessions(c echo.Context, status int, msg string) error {
-	u := userOf(c)
-	rows, err := models.ListInteractive(c.Request().Context(), h.DB.Bun, u.ID, true, 30)
+// SessionsFragment handles GET /fragments/sessions: the live part of the
+// Sessions page (where each session waits, Open once it is ready), which
+// the page fetches again on every change signal.
+func (h *Handlers) SessionsFragment(c echo.Context) error {
+	out, err := h.sessionLists(c, "")
 	if err != nil {
 		return err
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return render(c, http.StatusOK, views.SessionsLive(csrfToken(c), out))
+}
+
+// renderSessions shows the Sessions page with msg as its error.
+func (h *Handlers) renderSessions(c echo.Context, status int, msg string) error {
+	out, err := h.sessionLists(c, msg)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return render(c, status, views.GPUSessionsPage(h.Page(c, "Sessions", "sessions"), out))
+}
+
+// sessionLists reads the viewer's sessions: the live ones, and the last
+// ten that ended.
+func (h *Handlers) sessionLists(c echo.Context, msg string) (views.GPUSessions, error) {
+	rows, err := models.ListInteractive(c.Request().Context(), h.DB.Bun, userOf(c).ID, true, 30)
+	if err != nil {
+		return views.GPUSessions{}, err
 	}
 	out := views.GPUSessions{Error: msg}
 	for i := range rows {
@@ -34,8 +56,7 @@ func (h *Handlers) renderSessions(c echo.Context, status int, msg string) error 
 			out.Ended = append(out.Ended, r)
 		}
 	}
-	c.Response().Header().Set("Cache-Control", "no-store")
-	return render(c, status, views.GPUSessionsPage(h.Page(c, "Sessions", "sessions"), out))
+	return out, nil
 }
 
 // sessionRow shapes s for the page, times in the viewer's zone.
@@ -58,12 +79,16 @@ func sessionRow(c echo.Context, s *models.SessionJob) views.GPUSessionRow {
 	case j.State == models.JobQueued && j.QueuePosition != nil:
 		r.Where = fmt.Sprintf("waiting: number %d in the queue", *j.QueuePosition)
 		if j.PendingReason != "" {
-			r.Where += " (" + j.PendingReason + ")"
+			r.Where += " · " + j.PendingReason
 		}
 	case r.Live:
 		r.Where = "waiting for GPUs"
 	default:
-		r.Where = fmt.Sprintf("%s; files kept in %s", j.State, r.Workdir)
+		r.Where = j.State
+		if j.StopReason != "" {
+			r.Where += ": " + j.StopReason
+		}
+		r.Where += "; files kept in " + r.Workdir
 	}
 	return r
 }

@@ -127,3 +127,17 @@ document.addEventListener("htmx:sseOpen", function (e) {
     if (e.persisted) window.location.reload();
   });
 })();
+// Live parts change only when their content does: a fragment fetched
+// again on a change signal that is what the part already shows is not
+// swapped in, so a button is not replaced under a pointer about to click
+// it, and text being selected stays selected.
+document.addEventListener("htmx:beforeSwap", function (e) {
+  var d = e.detail;
+  if (!d || !d.target || !d.xhr || d.xhr.status !== 200) return;
+  if (!d.requestConfig || d.requestConfig.verb !== "get") return;
+  if (d.target.gpuschedShown === d.serverResponse) {
+    d.shouldSwap = false;
+    return;
+  }
+  d.target.gpuschedShown = d.serverResponse;
+});

@@ -139,6 +139,7 @@ func authzRows() map[string]authzRow {
 		"GET /fragments/cluster":               {want: page(200)},
 		"GET /queue":                           {want: page(200)},
 		"GET /fragments/queue":                 {want: page(200)},
+		"GET /fragments/sessions":              {want: page(200)},
 		"GET /events":                          {want: page(200)},
 		"POST /jobs/:id/cancel":                {req: jobPath("/jobs/%d/cancel", ""), want: [4]int{401, 303, 404, 303}},
 		"GET /settings/tokens":                 {want: page(200)},

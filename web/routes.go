@@ -183,6 +183,7 @@ func (s *Server) routes(o Options) {
 	in.POST("/queue", h.QueueSubmitPage)
 	// Interactive sessions (page): list, start a notebook, stop.
 	in.GET("/sessions", h.SessionsPage)
+	in.GET("/fragments/sessions", h.SessionsFragment)
 	in.POST("/sessions", h.SessionStartPage)
 	in.POST("/sessions/:id/stop", h.SessionStopPage)
 	// Bookings calendar (pages).

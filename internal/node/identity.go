@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/user"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,7 +31,13 @@ func jobIdentity(s *api.StartJob, mapping map[string]string, asSelf bool) (ident
 		if err != nil {
 			return identity{}, fmt.Errorf("node: who am I: %w", err)
 		}
-		return identity{name: me.Username, home: me.HomeDir, uid: os.Getuid(), gid: os.Getgid()}, nil
+		// Running as itself, the agent's HOME is the user's home as their
+		// shell knows it (the account database's when HOME is unset).
+		home := me.HomeDir
+		if h := os.Getenv("HOME"); filepath.IsAbs(h) {
+			home = h
+		}
+		return identity{name: me.Username, home: home, uid: os.Getuid(), gid: os.Getgid()}, nil
 	}
 	name := s.UnixUser
 	if m, ok := mapping[strings.ToLower(s.Owner)]; ok {
