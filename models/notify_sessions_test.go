@@ -45,7 +45,9 @@ func TestSessionEndsAreTold(t *testing.T) {
 		}
 	}
 	ends := func(e models.RunEnd) func(context.Context, *models.Tx, *models.LockedJob, time.Time) error {
-		return func(ctx context.Context, tx *models.Tx, j *models.LockedJob, now time.Time) error { return lc.Finish(ctx, tx, j, e, now) }
+		return func(ctx context.Context, tx *models.Tx, j *models.LockedJob, now time.Time) error {
+			return lc.Finish(ctx, tx, j, e, now)
+		}
 	}
 	cases := []struct {
 		name     string
@@ -105,9 +107,13 @@ func TestSessionEndsAreTold(t *testing.T) {
 			return lc.Place(ctx, tx, lj, models.Placement{GPUIDs: gpus, Reason: "placed by the test"}, now)
 		})
 		if tc.start {
-			step(func(ctx context.Context, tx *models.Tx, lj *models.LockedJob) error { return lc.Started(ctx, tx, lj, "its server answers", now) })
+			step(func(ctx context.Context, tx *models.Tx, lj *models.LockedJob) error {
+				return lc.Started(ctx, tx, lj, "its server answers", now)
+			})
 		}
-		step(func(ctx context.Context, tx *models.Tx, lj *models.LockedJob) error { return tc.end(ctx, tx, lj, now.Add(time.Second)) })
+		step(func(ctx context.Context, tx *models.Tx, lj *models.LockedJob) error {
+			return tc.end(ctx, tx, lj, now.Add(time.Second))
+		})
 
 		got, err := models.GetJob(ctx, db.Bun, j.ID)
 		if err != nil || got.State != tc.state {
