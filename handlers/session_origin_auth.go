@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -31,7 +32,11 @@ func (h *Handlers) sessionHandoff(c echo.Context, u *models.User, id int64) erro
 	if p := PrincipalOf(c); p != nil {
 		bs = p.SessionID
 	}
-	q := url.Values{"t": {h.Handoff.Mint(Bearer{UserID: u.ID, BrowserSession: bs}, id, h.Now())}, "next": {c.Request().URL.RequestURI()}}
+	t, err := h.Handoff.Mint(c.Request().Context(), h.DB.Bun, Bearer{UserID: u.ID, BrowserSession: bs}, id, h.Now())
+	if err != nil {
+		return err
+	}
+	q := url.Values{"t": {t}, "next": {c.Request().URL.RequestURI()}}
 	c.Response().Header().Set("Cache-Control", "no-store")
 	c.Response().Header().Set("Referrer-Policy", "no-referrer")
 	return c.Redirect(http.StatusSeeOther, h.Config.SessionOrigin+api.SessionPath(id)+"_auth?"+q.Encode())
@@ -46,9 +51,12 @@ func (h *Handlers) SessionOriginAuth(c echo.Context) error {
 		return err
 	}
 	now := h.Now()
-	b, err := h.Handoff.Redeem(c.QueryParam("t"), id, now)
-	if err != nil {
+	b, err := h.Handoff.Redeem(c.Request().Context(), h.DB.Bun, c.QueryParam("t"), id, now)
+	if errors.Is(err, errHandoff) {
 		return Errorf(http.StatusNotFound, api.CodeNotFound, "session %d not found (the link has expired or was used: open the session again from the dashboard)", id)
+	}
+	if err != nil {
+		return err
 	}
 	next := c.QueryParam("next")
 	if !strings.HasPrefix(next, api.SessionPath(id)) || strings.HasPrefix(next, api.SessionPath(id)+"_auth") {
