@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -58,14 +59,27 @@ func (h *Handlers) SessionOriginAuth(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	next := c.QueryParam("next")
-	if !strings.HasPrefix(next, api.SessionPath(id)) || strings.HasPrefix(next, api.SessionPath(id)+"_auth") {
-		next = api.SessionPath(id)
-	}
+	next := sessionNext(c.QueryParam("next"), id)
 	c.SetCookie(&http.Cookie{Name: SessionOriginCookie, Value: h.Handoff.Cookie(b, id, now), Path: api.SessionPath(id),
 		MaxAge: int(SessionCookieTTL.Seconds()), HttpOnly: true, SameSite: http.SameSiteLaxMode,
 		Secure: strings.HasPrefix(h.Config.SessionOrigin, "https://")})
 	c.Response().Header().Set("Cache-Control", "no-store")
 	c.Response().Header().Set("Referrer-Policy", "no-referrer")
 	return c.Redirect(http.StatusSeeOther, next)
+}
+
+// sessionNext is where the handoff goes on to: next, when it is a path
+// within session id's own (once cleaned of dot segments) other than the
+// handoff itself, else the session's root.
+func sessionNext(next string, id int64) string {
+	root := api.SessionPath(id)
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" {
+		return root
+	}
+	if clean := path.Clean(u.Path) + "/"; !strings.HasPrefix(clean, root) || strings.HasPrefix(clean, root+"_auth/") ||
+		!strings.HasPrefix(next, root) {
+		return root
+	}
+	return next
 }
