@@ -25,8 +25,9 @@ func (runsUntilStopped) Stop(context.Context, *models.Tx, *models.Job, time.Dura
 // Every way a session ends that its owner did not ask for is told to them
 // once, as session.stopped (and not also as a job.* event), with the reason
 // in words and the node and working directory its files stay in, written
-// in the transaction that ends it; the owner's own stop and the idle
-// policy's (told when it is asked) are not told here.
+// in the transaction that ends it with the River job that delivers it over
+// the owner's webhook; the owner's own stop and the idle policy's (told
+// when it is asked) are not told here.
 func TestSessionEndsAreTold(t *testing.T) {
 	t.Parallel()
 	db := testdb.New(t)
@@ -34,6 +35,10 @@ func TestSessionEndsAreTold(t *testing.T) {
 	owner := testdb.User(t, db, models.RoleMember)
 	admin := testdb.User(t, db, models.RoleAdmin)
 	node, gpus := testdb.Node(t, db, 1)
+	hook := &models.NotificationChannel{UserID: &owner.ID, Type: models.KindWebhook, Target: "https://hooks.example.com/sessions"}
+	if err := models.CreateChannel(ctx, db.Bun, hook); err != nil {
+		t.Fatal(err)
+	}
 	lc := &models.Lifecycle{Executors: map[string]models.Executor{models.ExecutorNode: runsUntilStopped{}}}
 	code := func(n int) *int { return &n }
 	stop := func(r models.StopRequest) func(context.Context, *models.Tx, *models.LockedJob, time.Time) error {
@@ -147,6 +152,13 @@ func TestSessionEndsAreTold(t *testing.T) {
 		}
 		if !strings.Contains(r.Text, "node "+node.Name+" in "+j.Workdir) {
 			t.Errorf("%s: text %q does not say the files stay on %s in %s", tc.name, r.Text, node.Name, j.Workdir)
+		}
+		// Delivered over the webhook by a River job written with the end.
+		var queued int
+		if err := db.Bun.NewRaw(`SELECT count(*) FROM river_job rj JOIN notifications n ON n.id = (rj.args->>'notification_id')::bigint
+			WHERE rj.kind = 'notify_deliver' AND n.event = ? AND n.channel_id = ? AND (n.payload->'job'->>'id')::bigint = ?`,
+			models.EventSessionStopped, hook.ID, j.ID).Scan(ctx, &queued); err != nil || queued != 1 {
+			t.Errorf("%s: %d delivery jobs for the webhook (%v), want 1", tc.name, queued, err)
 		}
 		if strings.Contains(r.Text, "back in the queue") != tc.requeued {
 			t.Errorf("%s: text %q, requeued %v", tc.name, r.Text, tc.requeued)
