@@ -133,12 +133,6 @@ func (lc *Lifecycle) apply(ctx context.Context, tx *Tx, j *LockedJob, c change, 
 		if m.to == JobPreempted { // told about the run that was stopped
 			seen.StartedAt, seen.ScheduledAt = before.StartedAt, before.ScheduledAt
 		}
-		if told, err := emitSessionEnd(ctx, tx, &seen, m.reason, now); told || err != nil {
-			if err != nil {
-				return err
-			}
-			continue
-		}
 		if err := emitJobMove(ctx, tx, &seen, m.reason, now); err != nil {
 			return err
 		}

@@ -9,15 +9,17 @@ import (
 )
 
 // A session's end is told to its owner as session.stopped, in place of the
-// job.* event a batch job's end is told by (one notice per ending): the
-// lifecycle calls emitSessionEnd in the transaction that moves the job, for
-// every end the owner did not ask for (time limit, an admin's or the
-// system's stop, preemption, its node lost, its server failing to start,
-// crashing or exiting by itself), with the reason in words and where its
-// files stay. Two ends are not told here: the owner's own stop (they asked,
-// and the answer to their request already says where the files stay), and
-// the idle policy's stop, which jobs.ApplyIdlePolicy tells when it asks for
-// it (the same subject, so it could not be told twice anyway).
+// job.* event a batch job's end is told by (one notice per ending), in the
+// transaction that moves the job: emitJobMove, which every lifecycle step
+// that ends a job calls (one at a time or in bulk), asks emitSessionEnd
+// first. It tells every end the owner did not ask for (time limit, an
+// admin's or the system's stop, preemption, its node lost, its server
+// failing to start, crashing or exiting by itself), with the reason in
+// words and where its files stay. Two ends are not told here: the owner's
+// own stop (they asked, and the answer to their request already says where
+// the files stay), and the idle policy's stop, which jobs.ApplyIdlePolicy
+// tells when it asks for it (with the same subject, so it could not be
+// told twice anyway).
 
 // sessionEndStates are the moves of a session's job told as session.stopped.
 var sessionEndStates = []string{JobPreempted, JobCompleted, JobFailed, JobCanceled, JobTimeout}
@@ -48,6 +50,9 @@ func emitSessionEnd(ctx context.Context, tx *Tx, j *Job, reason string, now time
 	p.Title = fmt.Sprintf("Your %s session %d %s", kind, j.ID, sessionEndVerb(j))
 	p.Reason = reason
 	p.Text = SessionFilesText(p.Job.GPUs, j.Workdir)
+	if len(p.Job.GPUs) == 0 {
+		p.Text = "It had not started yet: no files were written."
+	}
 	if j.State == JobPreempted {
 		p.Text += " It is back in the queue and starts again when GPUs are free."
 	}

@@ -170,3 +170,68 @@ func TestSessionEndsAreTold(t *testing.T) {
 		}
 	}
 }
+
+// A queued session canceled, one at a time or in bulk, is told as the
+// ends of a started one are: an admin's cancel as session.stopped (never
+// job.canceled), the owner's not at all.
+func TestQueuedSessionCancelsAreTold(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	ctx := context.Background()
+	owner := testdb.User(t, db, models.RoleMember)
+	admin := testdb.User(t, db, models.RoleAdmin)
+	lc := &models.Lifecycle{}
+	queued := func() int64 {
+		j := &models.Job{Name: "nb", OwnerID: owner.ID, GPUCount: 1, JobType: models.SessionJobTypePrefix + models.SessionTensorBoard,
+			Executor: models.ExecutorNode}
+		if err := models.CreateJob(ctx, db.Pool, j, testdb.Now); err != nil {
+			t.Fatal(err)
+		}
+		return j.ID
+	}
+	for _, tc := range []struct {
+		name string
+		by   *models.User
+		bulk bool
+		told bool
+	}{
+		{"admin, one", admin, false, true}, {"admin, bulk", admin, true, true},
+		{"owner, one", owner, false, false}, {"owner, bulk", owner, true, false},
+	} {
+		id := queued()
+		r := models.StopRequest{Kind: models.StopCancel, Reason: "canceled by " + tc.by.Email, By: &tc.by.ID}
+		err := db.InTx(ctx, func(ctx context.Context, tx *models.Tx) error {
+			j, err := lc.Lock(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			if tc.bulk {
+				_, err = lc.CancelQueued(ctx, tx, []*models.LockedJob{j}, r, testdb.Now)
+				return err
+			}
+			return lc.RequestStop(ctx, tx, j, r, testdb.Now)
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		var events []string
+		if err := db.Bun.NewRaw(`SELECT event FROM notifications WHERE user_id = ? AND (payload->'job'->>'id')::bigint = ?`, owner.ID, id).
+			Scan(ctx, &events); err != nil {
+			t.Fatal(err)
+		}
+		want := []string(nil)
+		if tc.told {
+			want = []string{models.EventSessionStopped}
+		}
+		if strings.Join(events, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: told %v, want %v", tc.name, events, want)
+		}
+		if tc.told {
+			var text string
+			if err := db.Bun.NewRaw(`SELECT payload->>'text' FROM notifications WHERE user_id = ? AND (payload->'job'->>'id')::bigint = ?`, owner.ID, id).
+				Scan(ctx, &text); err != nil || !strings.Contains(text, "had not started") {
+				t.Errorf("%s: text %q (%v), want it to say it had not started", tc.name, text, err)
+			}
+		}
+	}
+}
