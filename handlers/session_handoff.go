@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -9,8 +10,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
 // SessionOriginCookie is the cookie of the session origin: who may reach
@@ -28,22 +32,21 @@ const SessionCookieTTL = 12 * time.Hour
 // errHandoff is any handoff or cookie that does not verify.
 var errHandoff = errors.New("handlers: session handoff not valid")
 
-// SessionHandoff signs the single-use handoffs that move a signed-in user
-// from the dashboard's /s/{id}/ to the session origin, and the cookies the
-// session origin sets from them. One key, derived from the session key;
-// redeemed handoffs are remembered until they expire (one replica: a
-// handoff is redeemed on the replica that serves the session origin).
+// SessionHandoff moves a signed-in user from the dashboard's /s/{id}/ to
+// the session origin through single-use handoffs, and signs the cookies the
+// session origin sets from them. A handoff is a random token stored hashed
+// in PostgreSQL (models.CreateSessionHandoff), so any replica redeems what
+// any replica minted, and only once; the cookies are signed with one key,
+// derived from the session key the replicas share.
 type SessionHandoff struct {
-	key  []byte
-	mu   sync.Mutex
-	used map[string]time.Time // nonce → expiry
+	key []byte
 }
 
-// NewSessionHandoff derives the handoff key from the session key.
+// NewSessionHandoff derives the cookie key from the session key.
 func NewSessionHandoff(sessionKey []byte) *SessionHandoff {
 	m := hmac.New(sha256.New, sessionKey)
 	m.Write([]byte("gpusched session-origin handoff v1"))
-	return &SessionHandoff{key: m.Sum(nil), used: map[string]time.Time{}}
+	return &SessionHandoff{key: m.Sum(nil)}
 }
 
 // sign returns payload.mac.
@@ -77,32 +80,34 @@ func (s *SessionHandoff) open(kind, v string, job int64, n int, now time.Time) (
 	return f, Bearer{UserID: u, BrowserSession: bs}, nil
 }
 
-// Mint returns a handoff for b to session job, good once within HandoffTTL.
-func (s *SessionHandoff) Mint(b Bearer, job int64, now time.Time) string {
-	var r [16]byte
-	_, _ = rand.Read(r[:])
-	return s.sign("handoff", fmt.Sprintf("%d.%d.%d.%d.%s", job, now.Add(HandoffTTL).Unix(), b.UserID, b.BrowserSession,
-		base64.RawURLEncoding.EncodeToString(r[:])))
+// Mint records and returns a handoff for b to session job, good once
+// within HandoffTTL, on any replica.
+func (s *SessionHandoff) Mint(ctx context.Context, db bun.IDB, b Bearer, job int64, now time.Time) (string, error) {
+	var r [32]byte
+	if _, err := rand.Read(r[:]); err != nil {
+		return "", fmt.Errorf("handlers: handoff to session %d: %w", job, err)
+	}
+	t := base64.RawURLEncoding.EncodeToString(r[:])
+	if err := models.CreateSessionHandoff(ctx, db, t, job, b.UserID, b.BrowserSession, now.Add(HandoffTTL), now); err != nil {
+		return "", err
+	}
+	return t, nil
 }
 
-// Redeem checks a handoff for session job and spends it; it returns whom it names.
-func (s *SessionHandoff) Redeem(t string, job int64, now time.Time) (Bearer, error) {
-	f, b, err := s.open("handoff", t, job, 5, now)
+// Redeem spends handoff t for session job and returns whom it names; a
+// token unknown, spent, expired or for another session is errHandoff.
+func (s *SessionHandoff) Redeem(ctx context.Context, db bun.IDB, t string, job int64, now time.Time) (Bearer, error) {
+	if len(t) != 43 { // 32 random bytes, base64url: nothing else was minted
+		return Bearer{}, errHandoff
+	}
+	u, bs, err := models.RedeemSessionHandoff(ctx, db, t, job, now)
+	if errors.Is(err, models.ErrNotFound) {
+		return Bearer{}, errHandoff
+	}
 	if err != nil {
 		return Bearer{}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for n, exp := range s.used {
-		if now.After(exp) {
-			delete(s.used, n)
-		}
-	}
-	if _, seen := s.used[f[4]]; seen {
-		return Bearer{}, errHandoff
-	}
-	s.used[f[4]] = now.Add(HandoffTTL + time.Minute)
-	return b, nil
+	return Bearer{UserID: u, BrowserSession: bs}, nil
 }
 
 // Cookie returns the session origin's cookie value for b on session job.

@@ -1,8 +1,10 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -31,7 +33,11 @@ func (h *Handlers) sessionHandoff(c echo.Context, u *models.User, id int64) erro
 	if p := PrincipalOf(c); p != nil {
 		bs = p.SessionID
 	}
-	q := url.Values{"t": {h.Handoff.Mint(Bearer{UserID: u.ID, BrowserSession: bs}, id, h.Now())}, "next": {c.Request().URL.RequestURI()}}
+	t, err := h.Handoff.Mint(c.Request().Context(), h.DB.Bun, Bearer{UserID: u.ID, BrowserSession: bs}, id, h.Now())
+	if err != nil {
+		return err
+	}
+	q := url.Values{"t": {t}, "next": {c.Request().URL.RequestURI()}}
 	c.Response().Header().Set("Cache-Control", "no-store")
 	c.Response().Header().Set("Referrer-Policy", "no-referrer")
 	return c.Redirect(http.StatusSeeOther, h.Config.SessionOrigin+api.SessionPath(id)+"_auth?"+q.Encode())
@@ -46,18 +52,34 @@ func (h *Handlers) SessionOriginAuth(c echo.Context) error {
 		return err
 	}
 	now := h.Now()
-	b, err := h.Handoff.Redeem(c.QueryParam("t"), id, now)
-	if err != nil {
+	b, err := h.Handoff.Redeem(c.Request().Context(), h.DB.Bun, c.QueryParam("t"), id, now)
+	if errors.Is(err, errHandoff) {
 		return Errorf(http.StatusNotFound, api.CodeNotFound, "session %d not found (the link has expired or was used: open the session again from the dashboard)", id)
 	}
-	next := c.QueryParam("next")
-	if !strings.HasPrefix(next, api.SessionPath(id)) || strings.HasPrefix(next, api.SessionPath(id)+"_auth") {
-		next = api.SessionPath(id)
+	if err != nil {
+		return err
 	}
+	next := sessionNext(c.QueryParam("next"), id)
 	c.SetCookie(&http.Cookie{Name: SessionOriginCookie, Value: h.Handoff.Cookie(b, id, now), Path: api.SessionPath(id),
 		MaxAge: int(SessionCookieTTL.Seconds()), HttpOnly: true, SameSite: http.SameSiteLaxMode,
 		Secure: strings.HasPrefix(h.Config.SessionOrigin, "https://")})
 	c.Response().Header().Set("Cache-Control", "no-store")
 	c.Response().Header().Set("Referrer-Policy", "no-referrer")
 	return c.Redirect(http.StatusSeeOther, next)
+}
+
+// sessionNext is where the handoff goes on to: next, when it is a path
+// within session id's own (once cleaned of dot segments) other than the
+// handoff itself, else the session's root.
+func sessionNext(next string, id int64) string {
+	root := api.SessionPath(id)
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" {
+		return root
+	}
+	if clean := path.Clean(u.Path) + "/"; !strings.HasPrefix(clean, root) || strings.HasPrefix(clean, root+"_auth/") ||
+		!strings.HasPrefix(next, root) {
+		return root
+	}
+	return next
 }

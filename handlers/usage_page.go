@@ -34,6 +34,9 @@ func (h *Handlers) UsagePage(c echo.Context) error {
 	for _, t := range u.GPUHours.UserTotals {
 		v.UserHours = append(v.UserHours, views.UsageRow{Name: t.Name, Value: t.Hours})
 	}
+	for _, t := range u.GPUHours.KindTotals {
+		v.KindHours = append(v.KindHours, views.UsageRow{Name: usageKindLabels[t.Name], Value: t.Hours})
+	}
 	for _, t := range u.Idle.Teams {
 		v.IdleTeams = append(v.IdleTeams, views.UsageRow{Name: t.Name, Value: t.Hours})
 	}
@@ -53,6 +56,10 @@ func (h *Handlers) UsagePage(c echo.Context) error {
 	}
 	return render(c, http.StatusOK, views.UsagePage(h.Page(c, "Usage", "usage"), v))
 }
+
+// usageKindLabels name the usage kinds (models.UsageKinds) for people.
+var usageKindLabels = map[string]string{models.UsageKindBatch: "Batch jobs", models.SessionJupyter: "Jupyter sessions",
+	models.SessionTensorBoard: "TensorBoard sessions", models.SessionWeb: "Web sessions"}
 
 // mean is the average of the values present, nil when there are none.
 func mean(vals []*float64) *float64 {

@@ -114,7 +114,7 @@ func applyIdle(ctx context.Context, d *Deps, tx *models.Tx, p scheduler.IdlePoli
 		if kind := models.SessionKindOf(j.JobType); kind != "" {
 			event, payload.Path = models.EventSessionStopped, "/sessions"
 			payload.Title = fmt.Sprintf("Your idle %s session %d was stopped", kind, j.ID)
-			payload.Text = "Saved files stay on its node in " + sessionFiles(j.Workdir) + "."
+			payload.Text = models.SessionFilesText(payload.Job.GPUs, j.Workdir)
 		}
 		return models.Emit(ctx, tx, models.NotifyEvent{Name: event, Subject: fmt.Sprintf("job:%d", j.ID),
 			Users: []int64{j.OwnerID}, Payload: *payload}, now)
@@ -130,13 +130,4 @@ func idleReclaimPeriodic(cfg Config) *river.PeriodicJob {
 	return river.NewPeriodicJob(river.PeriodicInterval(every),
 		func() (river.JobArgs, *river.InsertOpts) { return IdleReclaimArgs{}, nil },
 		&river.PeriodicJobOpts{ID: "idle_reclaim"})
-}
-
-// sessionFiles says where a session's files stay: its working directory,
-// else the owner's home on the node.
-func sessionFiles(workdir string) string {
-	if workdir == "" {
-		return "your home directory"
-	}
-	return workdir
 }

@@ -20,13 +20,16 @@ type GPUHoursTotal struct {
 	Hours float64 `json:"hours"`
 }
 
-// GPUHours is allocated GPU-hours per bucket, by team and by user, and the
-// range's totals, largest first.
+// GPUHours is allocated GPU-hours per bucket, by team, by user and by kind
+// (batch jobs, then each kind of interactive session: UsageKinds), and the
+// range's totals, largest first (kinds: every kind, in UsageKinds' order).
 type GPUHours struct {
 	ByTeam     Series          `json:"by_team"`
 	ByUser     Series          `json:"by_user"`
+	ByKind     Series          `json:"by_kind"`
 	TeamTotals []GPUHoursTotal `json:"team_totals"`
 	UserTotals []GPUHoursTotal `json:"user_totals"`
+	KindTotals []GPUHoursTotal `json:"kind_totals"`
 }
 
 // GPUHoursOver is the GPU-hours of allocations within each bucket of r (a
@@ -34,7 +37,7 @@ type GPUHours struct {
 // (readHeld), cut into the buckets by the same arithmetic, undecayed
 // (scheduler.BucketGPUTime). The team is the job's, else its owner's;
 // "(no team)" otherwise. With onlyUser > 0 the per-user figures are that
-// user's alone (teams stay complete).
+// user's alone (teams and kinds stay complete).
 func GPUHoursOver(ctx context.Context, db bun.IDB, r UsageRange, now time.Time, onlyUser int64) (GPUHours, error) {
 	held, err := readHeld(ctx, db, r.From, r.To)
 	if err != nil {
@@ -50,22 +53,33 @@ func GPUHoursOver(ctx context.Context, db bun.IDB, r UsageRange, now time.Time, 
 		return cmp.Or(a.Start.Compare(b.Start), cmp.Compare(a.UserID, b.UserID), cmp.Compare(a.TeamID, b.TeamID),
 			a.End.Compare(b.End), cmp.Compare(a.GPUs, b.GPUs))
 	})
-	teams, users := newSeries(r), newSeries(r)
-	teamTot, userTot := map[string]float64{}, map[string]float64{}
+	teams, users, kinds := newSeries(r), newSeries(r), newSeries(r)
+	teamTot, userTot, kindTot := map[string]float64{}, map[string]float64{}, map[string]float64{}
+	for i, k := range UsageKinds { // every kind, in its order
+		kinds.addLine(int64(i), k)
+	}
 	for _, h := range held {
+		kind := int64(slices.Index(UsageKinds, h.Kind))
 		team := teamNames[h.TeamID]
 		user, mine := userNames[h.UserID], onlyUser == 0 || h.UserID == onlyUser
 		scheduler.BucketGPUTime(h, r.From, r.Step, r.Points(), now, func(i int, gpuSeconds float64) {
 			bucket, hours := r.From.Add(time.Duration(i)*r.Step), gpuSeconds/3600
 			teams.set(bucket, h.TeamID, team, hours)
 			teamTot[team] += hours
+			kinds.set(bucket, kind, h.Kind, hours)
+			kindTot[h.Kind] += hours
 			if mine {
 				users.set(bucket, h.UserID, user, hours)
 				userTot[user] += hours
 			}
 		})
 	}
-	return GPUHours{ByTeam: teams.s, ByUser: users.s, TeamTotals: totals(teamTot), UserTotals: totals(userTot)}, nil
+	kindTotals := make([]GPUHoursTotal, len(UsageKinds))
+	for i, k := range UsageKinds {
+		kindTotals[i] = GPUHoursTotal{Name: k, Hours: kindTot[k]}
+	}
+	return GPUHours{ByTeam: teams.s, ByUser: users.s, ByKind: kinds.s, TeamTotals: totals(teamTot), UserTotals: totals(userTot),
+		KindTotals: kindTotals}, nil
 }
 
 // principalLabels names the users (name, else email) and teams ("(no

@@ -16,9 +16,10 @@ import (
 // number of GPUs (grouped before the join: the join then sees one row per
 // attempt, not per GPU), each GPU weighed by its fraction of a GPU (a MIG
 // device's slices over its parent's; 1 for a whole GPU). The team is the
-// job's, else its owner's; 0 when neither.
+// job's, else its owner's; 0 when neither. The job's type says its kind
+// (UsageKindOf).
 const heldQuery = `
-SELECT a.user_id, coalesce(j.team_id, u.team_id, 0), a.gpus, a.fraction, a.created_at, a.released_at
+SELECT a.user_id, coalesce(j.team_id, u.team_id, 0), a.gpus, a.fraction, a.created_at, a.released_at, j.job_type
 FROM (SELECT a.job_id, a.user_id, a.created_at, a.released_at, count(*) AS gpus, avg(g.fraction) AS fraction
       FROM allocations a JOIN gpus g ON g.id = a.gpu_id
       WHERE a.created_at < ? AND (a.released_at IS NULL OR a.released_at > ?)
@@ -38,15 +39,17 @@ func readHeld(ctx context.Context, db bun.IDB, from, to time.Time) ([]scheduler.
 	var out []scheduler.Held
 	for r.Next() {
 		var (
-			h   scheduler.Held
-			end *time.Time
+			h       scheduler.Held
+			end     *time.Time
+			jobType string
 		)
-		if err := r.Scan(&h.UserID, &h.TeamID, &h.GPUs, &h.Fraction, &h.Start, &end); err != nil {
+		if err := r.Scan(&h.UserID, &h.TeamID, &h.GPUs, &h.Fraction, &h.Start, &end, &jobType); err != nil {
 			return nil, fmt.Errorf("models: GPU time: %w", err)
 		}
 		if end != nil {
 			h.End = *end
 		}
+		h.Kind = UsageKindOf(jobType)
 		out = append(out, h)
 	}
 	if err := r.Err(); err != nil {

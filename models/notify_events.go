@@ -38,7 +38,7 @@ const (
 	// Interactive sessions (interactive_sessions.go): job, path (the link).
 	EventSessionReady   = "session.ready"   // job, path: the session's server answers; the link opens it
 	EventSessionIdle    = "session.idle"    // job, idle, path: the session sat idle; it stops after the grace
-	EventSessionStopped = "session.stopped" // job, reason, text: the idle policy stopped it; where its files stay
+	EventSessionStopped = "session.stopped" // job, reason, text: it ended without its owner asking (idle, time limit, an admin, preempted, node lost, server failed); where its files stay
 
 	// EventInvariantRepaired: reason: the invariant sweep found a GPU held
 	// by a job that does not run (or the like) and repaired it (admins).

@@ -18,8 +18,12 @@ var jobMoveEvents = map[string]string{
 	JobPreempted: EventJobPreempted,
 }
 
-// emitJobMove tells the owner of j that it moved to its present state.
+// emitJobMove tells the owner of j that it moved to its present state; a
+// session's end is told as session.stopped instead (emitSessionEnd).
 func emitJobMove(ctx context.Context, tx *Tx, j *Job, reason string, now time.Time) error {
+	if session, err := emitSessionEnd(ctx, tx, j, reason, now); session || err != nil {
+		return err
+	}
 	name, ok := jobMoveEvents[j.State]
 	if !ok {
 		return nil

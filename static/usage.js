@@ -12,6 +12,7 @@
       case "util-gpu": return data.utilization.by_gpu;
       case "hours-team": return data.gpu_hours.by_team;
       case "hours-user": return data.gpu_hours.by_user;
+      case "hours-kind": return data.gpu_hours.by_kind;
       case "queue-length": return data.queue.length;
       case "queue-wait": return data.queue.wait;
     }

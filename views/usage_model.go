@@ -19,6 +19,8 @@ type Usage struct {
 	// Nodes is each node's mean GPU utilization over the range (nil Value: no data).
 	Nodes                []UsageRow
 	TeamHours, UserHours []UsageRow
+	// KindHours are GPU-hours by kind: batch jobs, then each session kind.
+	KindHours            []UsageRow
 	Queue                *UsageQueue // the latest queue sample in the range; nil if none
 	TeamShare, UserShare []UsageStanding
 	// NodeChoices are the nodes the per-GPU graph may be narrowed to.

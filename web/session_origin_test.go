@@ -109,7 +109,11 @@ func TestSessionOriginHandoff(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := handlers.Bearer{UserID: stranger.ID, BrowserSession: browser}
-	_, _, sc := get(t, bare, s.SessionURL+path+"_auth?t="+s.Handlers.Handoff.Mint(b, id, time.Now()), "")
+	handoff, err := s.Handlers.Handoff.Mint(t.Context(), s.DB.Bun, b, id, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, sc := get(t, bare, s.SessionURL+path+"_auth?t="+handoff, "")
 	strangerCookie, _, _ := strings.Cut(sc, ";")
 	if st, _, _ := get(t, bare, s.SessionURL+path, strangerCookie); st != http.StatusNotFound {
 		t.Errorf("another member on the session origin: %d, want 404", st)

@@ -130,7 +130,7 @@ func TestUsageAndOverviewInBrowser(t *testing.T) {
 		js   string
 		want int
 	}{
-		"a canvas per chart":                {count(`#usage-charts [data-chart] .uplot canvas`), 6},
+		"a canvas per chart":                {count(`#usage-charts [data-chart] .uplot canvas`), 7},
 		"node lines in the utilization one": {`document.querySelectorAll('[data-chart=util-node] .u-legend .u-series').length - 1`, 3},
 		"GPU lines":                         {`document.querySelectorAll('[data-chart=util-gpu] .u-legend .u-series').length - 1`, 10},
 		"the node table":                    {count(`[data-testid=usage-nodes] tbody tr`), 3},

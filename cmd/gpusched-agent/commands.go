@@ -30,12 +30,12 @@ func loadConfig(path string, getenv func(string) string, warn func(string)) (*cl
 	return cfg, err
 }
 
-func runAgent(ctx context.Context, path string, dryRun bool, logger *slog.Logger, getenv func(string) string) error {
+func runAgent(ctx context.Context, path string, dryRun bool, logger *slog.Logger, out io.Writer, getenv func(string) string) error {
 	cfg, err := loadConfig(path, getenv, func(w string) { logger.Warn(w) })
 	if err != nil {
 		return err
 	}
-	return clientagent.Run(ctx, clientagent.Options{Config: cfg, DryRun: dryRun, Logger: logger, Version: version})
+	return clientagent.Run(ctx, clientagent.Options{Config: cfg, DryRun: dryRun, Logger: logger, Out: out, Version: version})
 }
 
 func check(path string, out io.Writer, getenv func(string) string) error {

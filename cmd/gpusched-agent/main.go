@@ -62,7 +62,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	switch args[0] {
 	case "run":
-		return runAgent(ctx, *config, *dryRun, logger, getenv)
+		return runAgent(ctx, *config, *dryRun, logger, stdout, getenv)
 	case "check":
 		return check(*config, stdout, getenv)
 	case "login":

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -24,6 +26,9 @@ type Options struct {
 	HTTP *http.Client
 	// Version is sent in the User-Agent.
 	Version string
+	// Out receives what the agent tells its user beyond its log: the
+	// notebook offer (NotebookOffer). Nil: standard output.
+	Out io.Writer
 }
 
 // queueSize bounds the events waiting for analysis; more are dropped.
@@ -62,6 +67,14 @@ func Run(ctx context.Context, o Options) error {
 	client := apiclient.New(cfg.GPUScheduler.APIEndpoint, cfg.GPUScheduler.APIKey)
 	client.Transport, client.UserAgent = nethttp.New(o.HTTP), "gpusched-agent/"+o.Version
 	actor := &ActionTaker{Client: client, Config: cfg, Cooldowns: cooldowns, DryRun: o.DryRun, Logger: o.Logger, Now: o.Now}
+	var offer *NotebookOfferer
+	if cfg.NotebookOffer.Enabled {
+		if o.Out == nil {
+			o.Out = os.Stdout
+		}
+		offer = &NotebookOfferer{Client: client, Config: &cfg.NotebookOffer, Endpoint: cfg.GPUScheduler.APIEndpoint, Out: o.Out,
+			DryRun: o.DryRun, Logger: o.Logger}
+	}
 
 	byName := map[string]*MonitorConfig{}
 	var monitors []Monitor
@@ -103,14 +116,15 @@ func Run(ctx context.Context, o Options) error {
 			stop()
 			return nil
 		case ev := <-events:
-			handle(ctx, ev, analyzer, actor, byName[ev.Monitor], o.Logger)
+			handle(ctx, ev, analyzer, actor, offer, byName[ev.Monitor], o.Logger)
 		}
 	}
 }
 
-// handle analyzes one event and acts on a yes. Event contents are never
-// logged; only the monitor and the sizes are.
-func handle(ctx context.Context, ev Event, a *Analyzer, act *ActionTaker, m *MonitorConfig, logger *slog.Logger) {
+// handle analyzes one event and acts on a yes: a hold, then the notebook
+// offer (if configured). Event contents are never logged; only the monitor
+// and the sizes are.
+func handle(ctx context.Context, ev Event, a *Analyzer, act *ActionTaker, offer *NotebookOfferer, m *MonitorConfig, logger *slog.Logger) {
 	if m == nil || act.Cooling(ev.Monitor) {
 		return
 	}
@@ -128,5 +142,9 @@ func handle(ctx context.Context, ev Event, a *Analyzer, act *ActionTaker, m *Mon
 	}
 	if err := act.Act(ctx, m); err != nil {
 		logger.Error("asking for GPUs failed", "monitor", ev.Monitor, "err", fmt.Sprint(err))
+		return
+	}
+	if err := offer.Offer(ctx, ev.Monitor); err != nil {
+		logger.Error("offering a notebook failed", "monitor", ev.Monitor, "err", fmt.Sprint(err))
 	}
 }

@@ -24,6 +24,18 @@ func Describe(c *Config) (lines, warnings []string) {
 		}
 		lines = append(lines, fmt.Sprintf("llm: %s model %s at %s (receives the prompts)", c.LLM.Provider, c.LLM.Model, endpoint))
 	}
+	if o := c.NotebookOffer; o.Enabled {
+		which := "every monitor"
+		if len(o.Monitors) > 0 {
+			which = "monitors " + strings.Join(o.Monitors, ", ")
+		}
+		line := fmt.Sprintf("notebook offer: after a hold for %s, prints how to open a Jupyter notebook on %s (starts nothing)", which, words.Count(o.gpus(), "GPU"))
+		if o.Start {
+			line = fmt.Sprintf("notebook offer: after a hold for %s, starts a Jupyter notebook on %s (the control plane receives the session request: kind, GPUs, time limit, working directory from this file)",
+				which, words.Count(o.gpus(), "GPU"))
+		}
+		lines = append(lines, line)
+	}
 	for i := range c.Monitors {
 		m := &c.Monitors[i]
 		what := ""

@@ -1,10 +1,13 @@
 // Package clientagent is gpusched-agent: a small daemon a user runs on their
 // own machine. Monitors watch their logs, files, processes and commands; an
 // analyzer asks the user's own LLM whether GPU work is about to start; an
-// action taker asks the control plane for a pre-warm hold. Only the
+// action taker asks the control plane for a pre-warm hold, and, if
+// configured (notebook_offer), offers a notebook on a GPU. Only the
 // allocation request (the configured defaults and the monitor's name) ever
-// reaches the control plane: log lines, file contents, prompts and answers
-// go nowhere but the configured LLM endpoint (DESIGN.md invariant 6).
+// reaches the control plane, and, with notebook_offer.start, the notebook's
+// session request, built from the config alone: log lines, file contents,
+// prompts and answers go nowhere but the configured LLM endpoint (DESIGN.md
+// invariant 6).
 //
 // It imports no server package, so that users can audit what they run.
 package clientagent
@@ -32,6 +35,10 @@ type Config struct {
 	AllocationDefaults Allocation `yaml:"allocation_defaults"`
 
 	Monitors []MonitorConfig `yaml:"monitors"`
+
+	// NotebookOffer offers a Jupyter notebook on a GPU when a monitor says
+	// GPU work is about to start; off unless enabled.
+	NotebookOffer NotebookOffer `yaml:"notebook_offer"`
 
 	// StateFile keeps the cooldowns across restarts (default: cooldowns.json
 	// next to the default config).

@@ -67,6 +67,7 @@ func (p *parser) validate(c *Config, root *yaml.Node) {
 		seen[m.Name] = true
 		p.validateMonitor(c, m, field, func(path ...any) int { return at(append([]any{"monitors", i}, path...)...) })
 	}
+	p.validateNotebookOffer(c, at)
 	if c.StateFile != "" {
 		c.StateFile = expandHome(c.StateFile)
 	}

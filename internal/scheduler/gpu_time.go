@@ -16,6 +16,9 @@ type Held struct {
 	Fraction float64
 	Start    time.Time
 	End      time.Time // zero: still held
+	// Kind is what the job was for, as usage splits GPU time ("batch", or
+	// an interactive session's kind, "jupyter"); the core ignores it.
+	Kind string
 }
 
 // UsageWindow says which part of held time counts, and how: the part

@@ -77,6 +77,9 @@ type Options struct {
 	// NotifyTargets is the policy for webhook and Slack targets; nil: every
 	// address (receivers in tests listen on loopback).
 	NotifyTargets *netguard.Policy
+	// DB, when set, is the database the server uses: another server's, so
+	// that the two are replicas over one database. Nil: a fresh database.
+	DB *models.DB
 }
 
 // NewWith starts a server like New, with o.
@@ -95,7 +98,10 @@ func NewWith(t testing.TB, o Options) *Server {
 	if o.NotifyTargets != nil {
 		targets = *o.NotifyTargets
 	}
-	db := testdb.NewConns(t, o.DBMaxConns)
+	db := o.DB
+	if db == nil {
+		db = testdb.NewConns(t, o.DBMaxConns)
+	}
 	for _, hook := range o.QueryHooks {
 		db.Bun.AddQueryHook(hook)
 	}
