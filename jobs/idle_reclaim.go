@@ -92,12 +92,16 @@ func applyIdle(ctx context.Context, d *Deps, tx *models.Tx, p scheduler.IdlePoli
 		if !dec.ReclaimAt.IsZero() {
 			at := dec.ReclaimAt.UTC()
 			payload.Idle.ReclaimAt = &at
-			payload.Reason = fmt.Sprintf("they will be given back at %s unless they get busy", at.Format(time.RFC3339))
+			payload.Reason = fmt.Sprintf("the %s will be given back at %s unless %s busy", words.Plural(j.GPUCount, "GPU"), at.Format(time.RFC3339),
+				map[bool]string{true: "it gets", false: "they get"}[j.GPUCount == 1])
 		}
 		event := models.EventGPUIdle
 		if models.SessionKindOf(j.JobType) != "" {
 			event, payload.Path = models.EventSessionIdle, api.SessionPath(j.ID)
 			payload.Title = fmt.Sprintf("Your %s session %d has been idle for %s", models.SessionKindOf(j.JobType), j.ID, idleFor)
+			if payload.Idle.ReclaimAt != nil {
+				payload.Reason = fmt.Sprintf("it will be stopped at %s unless it is used; saved files stay", payload.Idle.ReclaimAt.Format(time.RFC3339))
+			}
 		}
 		return models.Emit(ctx, tx, models.NotifyEvent{Name: event, Subject: fmt.Sprintf("job:%d@%d", j.ID, now.UnixMilli()),
 			Users: []int64{j.OwnerID}, Payload: *payload}, now)
@@ -108,7 +112,7 @@ func applyIdle(ctx context.Context, d *Deps, tx *models.Tx, p scheduler.IdlePoli
 		if err := models.RecordReclaim(ctx, tx, j.ID, j.GPUCount, now); err != nil {
 			return err
 		}
-		payload.Title = fmt.Sprintf("%d idle GPUs of %s were given back", j.GPUCount, j.Name)
+		payload.Title = fmt.Sprintf("%s of %s %s given back", words.Count(j.GPUCount, "idle GPU"), j.Name, words.Plural(j.GPUCount, "was"))
 		payload.Reason = dec.Reason
 		event := models.EventGPUReclaimed
 		if kind := models.SessionKindOf(j.JobType); kind != "" {
