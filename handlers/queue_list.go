@@ -15,7 +15,8 @@ import (
 // pending jobs in scheduler order with position, reason and estimated
 // start; running jobs with their start and expected end. An array is one
 // entry, its first task holding GPUs (else its first queued one) with the
-// array's summary (tasks counted by state).
+// array's summary (tasks counted by state); with ?arrays=tasks its running
+// tasks are entries of their own and its queued ones stand as one.
 func (h *Handlers) QueueList(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := userOf(c)
@@ -40,6 +41,15 @@ func (h *Handlers) QueueList(c echo.Context) error {
 		f.OwnerID = &owner.ID
 	}
 	f.Arrays = true
+	// arrays=tasks: an array's running tasks one by one, its queued ones as
+	// one entry (squeue's shape).
+	switch c.QueryParam("arrays") {
+	case "", "grouped":
+	case "tasks":
+		f.RunningTasks = true
+	default:
+		return Errorf(http.StatusBadRequest, api.CodeInvalidQuery, "arrays must be grouped or tasks, not %q", c.QueryParam("arrays"))
+	}
 	jobs, err := models.ListJobs(ctx, h.DB.Bun, f)
 	if err != nil {
 		return fmt.Errorf("handlers: queue: %w", err)
@@ -56,7 +66,7 @@ func (h *Handlers) QueueList(c echo.Context) error {
 	out := api.Queue{QueuedJobs: []api.Job{}, RunningJobs: []api.Job{}}
 	for i := range jobs {
 		j := jobJSON(&jobs[i], emails[jobs[i].OwnerID], now)
-		if id := jobs[i].ArrayJobID; id != nil {
+		if id := jobs[i].ArrayJobID; id != nil && (!f.RunningTasks || jobs[i].State == models.JobQueued) {
 			j.Array = arrays[*id]
 		}
 		if jobs[i].State == models.JobQueued {

@@ -26,6 +26,10 @@ type JobFilter struct {
 	// for them all: its first task holding GPUs, else its first queued one
 	// (ArrayStates counts them).
 	Arrays bool
+	// RunningTasks, with Arrays, lists an array's tasks that hold GPUs each
+	// on its own (as Slurm's squeue does); only its queued tasks stand as
+	// one.
+	RunningTasks bool
 }
 
 // ListJobs returns jobs matching f: pending ones in queue order, others
@@ -33,7 +37,10 @@ type JobFilter struct {
 func ListJobs(ctx context.Context, db bun.IDB, f JobFilter) ([]Job, error) {
 	var out []Job
 	q := f.query(db, &out).OrderExpr("state = 'queued' DESC, queue_position ASC NULLS LAST, submitted_at, id")
-	if f.Arrays {
+	switch {
+	case f.Arrays && f.RunningTasks:
+		q = q.Where("(array_job_id IS NULL OR state <> 'queued')")
+	case f.Arrays:
 		q = q.Where("array_job_id IS NULL")
 	}
 	if f.Limit > 0 {
@@ -46,8 +53,11 @@ func ListJobs(ctx context.Context, db bun.IDB, f JobFilter) ([]Job, error) {
 		return out, nil
 	}
 	var firsts []Job
-	if err := f.query(db, &firsts).Where("array_job_id IS NOT NULL").DistinctOn("array_job_id").
-		OrderExpr("array_job_id, state = 'queued', id").Scan(ctx); err != nil {
+	fq := f.query(db, &firsts).Where("array_job_id IS NOT NULL")
+	if f.RunningTasks {
+		fq = fq.Where("state = 'queued'")
+	}
+	if err := fq.DistinctOn("array_job_id").OrderExpr("array_job_id, state = 'queued', id").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("models: list arrays: %w", err)
 	}
 	out = append(out, firsts...)

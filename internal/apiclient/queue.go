@@ -31,6 +31,21 @@ func (c *Client) Queue(ctx context.Context, mine bool) (*api.Queue, error) {
 	return &out, nil
 }
 
+// QueueTasks is Queue with an array's running tasks listed one by one and
+// only its queued tasks as one entry (GET /api/v1/queue?arrays=tasks), as
+// Slurm's squeue lists them.
+func (c *Client) QueueTasks(ctx context.Context, mine bool) (*api.Queue, error) {
+	q := url.Values{"arrays": {"tasks"}}
+	if mine {
+		q.Set("mine", "true")
+	}
+	var out api.Queue
+	if err := c.Do(ctx, "GET", "/api/v1/queue?"+q.Encode(), nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // RenewLease renews lease id for ttl from now (0: its own TTL), at most the
 // policy's cap.
 func (c *Client) RenewLease(ctx context.Context, id int64, ttl time.Duration) (*api.Job, error) {

@@ -19,7 +19,8 @@ func newSqueueCmd() *cobra.Command {
 		Use:   "squeue [--me] [-u USER[,USER]] [-j ID[,ID]] [-t STATE[,STATE]] [-h]",
 		Short: "The queue in Slurm's squeue columns: JOBID PARTITION NAME USER ST TIME NODES NODELIST(REASON)",
 		Long: `The queue in Slurm's squeue shape, for muscle memory and scripts written for Slurm: one line
-per running or pending job (an array's pending tasks as one line, ARRAY_[SPEC]); running jobs
+per running or pending job (an array's running tasks one by one as ARRAY_TASK, its pending
+tasks as one line, ARRAY_[SPEC]); running jobs
 show their nodes, pending ones Slurm's reason ((Priority), (Resources), (Dependency)…).
 gpusched queue shows more: places, expected starts and the scheduler's reasons in words.`,
 		Args: cobra.NoArgs,
@@ -28,7 +29,7 @@ gpusched queue shows more: places, expected starts and the scheduler's reasons i
 			if err != nil {
 				return err
 			}
-			q, err := c.Queue(cmd.Context(), me)
+			q, err := c.QueueTasks(cmd.Context(), me)
 			if err != nil {
 				return err
 			}
