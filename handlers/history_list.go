@@ -38,7 +38,8 @@ func historyJSON(j *models.HistoryJob) api.HistoryJob {
 	out := api.HistoryJob{ID: j.ID, Name: j.Name, User: j.OwnerEmail, Team: j.Team, State: j.State, ExitCode: j.ExitCode,
 		FailureReason: j.FailureReason, RequestedGPUs: j.GPUCount, GPUModel: j.GPUModel, Executor: j.Executor,
 		GPUs: make([]string, 0, len(j.GPUs)), SubmittedAt: j.SubmittedAt.UTC(), EndedAt: j.EndedAt.UTC(),
-		ElapsedSeconds: j.Elapsed.Seconds(), GPUHours: j.GPUSeconds / 3600, Runs: j.Runs, Retries: j.RestartCount}
+		ElapsedSeconds: j.Elapsed.Seconds(), GPUHours: j.GPUSeconds / 3600, Runs: j.Runs, Retries: j.RestartCount,
+		ArrayJobID: j.ArrayJobID, ArrayTaskID: j.ArrayTaskID}
 	if j.StartedAt != nil {
 		t := j.StartedAt.UTC()
 		out.StartedAt = &t

@@ -77,6 +77,9 @@ type HistoryJob struct {
 	EndedAt       time.Time  `bun:"ended_at"`
 	// RestartCount is how many times it went back to the queue.
 	RestartCount int `bun:"restart_count"`
+	// ArrayJobID and ArrayTaskID: the array it was a task of, and which.
+	ArrayJobID  *int64 `bun:"array_job_id"`
+	ArrayTaskID *int   `bun:"array_task_id"`
 
 	// Runs is how many times it held GPUs; Elapsed the time it held them
 	// (its runs together); GPUSeconds their GPU time (scheduler.GPUTime);
@@ -98,7 +101,8 @@ func JobHistory(ctx context.Context, db bun.IDB, f HistoryFilter, now time.Time)
 	q := db.NewSelect().TableExpr("jobs AS j").Join("JOIN users AS u ON u.id = j.owner_id").
 		Join("LEFT JOIN teams AS t ON t.id = coalesce(j.team_id, u.team_id)").
 		ColumnExpr(`j.id, j.name, j.owner_id, u.email AS owner_email, coalesce(t.name, '') AS team, j.state, j.gpu_count,
-j.gpu_model, j.executor, j.exit_code, j.failure_reason, j.submitted_at, j.started_at, j.ended_at, j.restart_count`).
+j.gpu_model, j.executor, j.exit_code, j.failure_reason, j.submitted_at, j.started_at, j.ended_at, j.restart_count,
+j.array_job_id, j.array_task_id`).
 		Where("j.state IN (?)", bun.In(states)).Where("j.ended_at IS NOT NULL")
 	if f.OwnerID != nil {
 		q = q.Where("j.owner_id = ?", *f.OwnerID)

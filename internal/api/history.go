@@ -37,4 +37,8 @@ type HistoryJob struct {
 	// back to the queue (preempted, its node lost, retried).
 	Runs    int `json:"runs"`
 	Retries int `json:"retries"`
+	// ArrayJobID and ArrayTaskID say which array it was a task of, and
+	// which task ("1_19" in Slurm's words).
+	ArrayJobID  *int64 `json:"array_job_id,omitempty"`
+	ArrayTaskID *int   `json:"array_task_id,omitempty"`
 }

@@ -50,7 +50,8 @@ func sacctEnded(cmd *cobra.Command, c *apiclient.Client, start string) ([]api.Jo
 // its elapsed time is the time it held GPUs, ending when it ended.
 func sacctJob(h api.HistoryJob) api.Job {
 	ended := h.EndedAt
-	j := api.Job{ID: h.ID, Name: h.Name, State: h.State, ExitCode: h.ExitCode, FailureReason: h.FailureReason, EndedAt: &ended}
+	j := api.Job{ID: h.ID, Name: h.Name, State: h.State, ExitCode: h.ExitCode, FailureReason: h.FailureReason, EndedAt: &ended,
+		ArrayJobID: h.ArrayJobID, ArrayTaskID: h.ArrayTaskID}
 	if h.StartedAt != nil {
 		started := ended.Add(-time.Duration(h.ElapsedSeconds * float64(time.Second)))
 		j.StartedAt = &started

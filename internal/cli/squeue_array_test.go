@@ -2,6 +2,7 @@ package cli
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 
 // squeue lists an array as Slurm does: each running task on its own line
 // (ARRAY_TASK), the pending ones as one (ARRAY_[SPEC]); gpusched queue
-// keeps the array as one entry. (No agent runs here: the placed tasks
+// keeps the array as one entry; sacct names each ended task ARRAY_TASK. (No agent runs here: the placed tasks
 // stay configuring, CF, which is Slurm's word for it too.)
 func TestSqueueListsRunningArrayTasks(t *testing.T) {
 	s := testserver.New(t)
@@ -58,5 +59,25 @@ func TestSqueueListsRunningArrayTasks(t *testing.T) {
 	q, err := gpusched(t, "queue")
 	if err != nil || strings.Count(q, array+"_") != 1 {
 		t.Errorf("gpusched queue should keep the array as one entry: %v\n%s", err, q)
+	}
+
+	// Ended, sacct names each task as Slurm does: ARRAY_TASK.
+	if _, err := gpusched(t, "scancel", array); err != nil {
+		t.Fatal(err)
+	}
+	var acct string
+	if !eventually(10*time.Second, func() bool {
+		acct, err = gpusched(t, "sacct", "-n", "-P")
+		return err == nil && strings.Count(acct, "CANCELLED") == 4
+	}) {
+		t.Fatalf("sacct never listed the 4 canceled tasks: %v\n%s", err, acct)
+	}
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(acct), "\n") {
+		got = append(got, strings.Split(l, "|")[0])
+	}
+	slices.Sort(got)
+	if d := cmp.Diff([]string{array + "_0", array + "_1", array + "_2", array + "_3"}, got); d != "" {
+		t.Errorf("sacct job ids (-want +got):\n%s\n%s", d, acct)
 	}
 }
