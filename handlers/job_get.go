@@ -22,10 +22,10 @@ type JobDetailJSON struct {
 	GPUs         []api.AllocatedGPU `json:"gpus"`
 }
 
-// JobGet handles GET /api/v1/jobs/{id}: the job, its state timeline, its
-// GPUs, the conditions it waits for and, while pending, the scheduler's
-// explanation. The owner reading a granted lease confirms that the grant
-// reached its client.
+// JobGet handles GET /api/v1/jobs/{id}: the job (an array's task with the
+// array's summary), its state timeline, its GPUs, the conditions it waits
+// for and, while pending, the scheduler's explanation. The owner reading a
+// granted lease confirms that the grant reached its client.
 func (h *Handlers) JobGet(c echo.Context) error {
 	id, err := jobID(c)
 	if err != nil {
@@ -73,5 +73,12 @@ func (h *Handlers) jobDetail(c echo.Context, j *models.Job) (JobDetailJSON, erro
 		out.GPUs = append(out.GPUs, api.AllocatedGPU{Node: g.NodeName, Index: g.Index, UUID: g.UUID, Model: g.Model})
 	}
 	out.RestartCount = j.RestartCount
+	if j.ArrayJobID != nil { // a task: its array's summary too
+		arrays, err := h.arraysOf(ctx, []models.Job{*j})
+		if err != nil {
+			return JobDetailJSON{}, err
+		}
+		out.Array = arrays[*j.ArrayJobID]
+	}
 	return out, nil
 }

@@ -67,7 +67,8 @@ func newSbatchCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("sbatch: current directory: %w", err)
 			}
-			in := sbatchInput{scriptPath: path, script: string(text), args: scriptArgs, environ: os.Environ(), cwd: cwd}
+			var report sbatchReport
+			in := sbatchInput{scriptPath: path, script: string(text), args: scriptArgs, environ: os.Environ(), cwd: cwd, report: &report}
 			c, err := apiClient(cmd, os.Getenv)
 			if err != nil {
 				return err
@@ -84,7 +85,13 @@ func newSbatchCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printSubmitted(cmd.OutOrStdout(), job, *asJSON)
+			if err := report.submitted(cmd.OutOrStdout(), cmd.ErrOrStderr(), job, *asJSON); err != nil {
+				return err
+			}
+			if !report.wait {
+				return nil
+			}
+			return waitBatch(cmd, c, job, report.quiet)
 		},
 	}
 }
@@ -125,6 +132,9 @@ func buildSbatch(in sbatchInput, options []string, cluster func() (clusterGPUs, 
 			ask, w = cl.exclusive(ask, o.nodes)
 			warnings = append(warnings, w...)
 		}
+	}
+	if in.report != nil {
+		*in.report = o.report
 	}
 	req, w, err := o.request(in, ask)
 	return req, append(warnings, w...), err

@@ -62,10 +62,10 @@ echo "on stderr" >&2
 		t.Fatal(err)
 	}
 	out, err := gpusched(t, "sbatch", "-D", work, script, "one", "two")
-	if err != nil || !strings.HasPrefix(out, "job ") {
+	if err != nil || !strings.HasPrefix(out, "Submitted batch job ") {
 		t.Fatalf("sbatch: %q %v", out, err)
 	}
-	id, err := strconv.ParseInt(strings.Fields(out)[1], 10, 64)
+	id, err := strconv.ParseInt(strings.Fields(out)[3], 10, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,10 +122,10 @@ echo "task $SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_JOB_ID, job $SLURM_JOB_ID"
 		t.Fatal(err)
 	}
 	out, err = gpusched(t, "sbatch", "--chdir="+work, sweep)
-	if err != nil || !strings.HasPrefix(out, "array ") {
+	if err != nil || !strings.HasPrefix(out, "Submitted batch job ") {
 		t.Fatalf("sbatch of an array: %q %v", out, err)
 	}
-	arrayID, _ := strconv.ParseInt(strings.Fields(out)[1], 10, 64)
+	arrayID, _ := strconv.ParseInt(strings.Fields(out)[3], 10, 64)
 	for task := range int64(2) {
 		file := filepath.Join(work, fmt.Sprintf("sweep_%d_%d.out", arrayID, task))
 		want := regexp.MustCompile(fmt.Sprintf(`^task %d of %d, job \d+\n$`, task, arrayID))
@@ -162,10 +162,10 @@ func TestSbatchTimeZeroIsPolicyMax(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := gpusched(t, "sbatch", script)
-	if err != nil || !strings.HasPrefix(out, "job ") {
+	if err != nil || !strings.HasPrefix(out, "Submitted batch job ") {
 		t.Fatalf("sbatch: %q %v", out, err)
 	}
-	id, _ := strconv.ParseInt(strings.Fields(out)[1], 10, 64)
+	id, _ := strconv.ParseInt(strings.Fields(out)[3], 10, 64)
 	j, err := models.GetJob(t.Context(), s.DB.Bun, id)
 	if err != nil {
 		t.Fatal(err)
@@ -175,10 +175,10 @@ func TestSbatchTimeZeroIsPolicyMax(t *testing.T) {
 	}
 
 	out, err = gpusched(t, "sbatch", "-G", "1", "--wrap", "python eval.py --all")
-	if err != nil || !strings.HasPrefix(out, "job ") {
+	if err != nil || !strings.HasPrefix(out, "Submitted batch job ") {
 		t.Fatalf("sbatch --wrap: %q %v", out, err)
 	}
-	id, _ = strconv.ParseInt(strings.Fields(out)[1], 10, 64)
+	id, _ = strconv.ParseInt(strings.Fields(out)[3], 10, 64)
 	if j, err = models.GetJob(t.Context(), s.DB.Bun, id); err != nil {
 		t.Fatal(err)
 	}

@@ -117,7 +117,7 @@ func (o *sbatchOpts) lifecycle(req *api.SubmitRequest) ([]string, error) {
 		warnings = append(warnings, fmt.Sprintf("--signal=%s: at its time limit the job gets SIGTERM (not %s), then SIGKILL %d s later", o.signal, name, grace))
 	}
 	for _, name := range o.ignored {
-		for _, na := range notApplicable {
+		for _, na := range append(notApplicable[:len(notApplicable):len(notApplicable)], notApplicableSwitches...) {
 			if na.long == name {
 				warnings = append(warnings, fmt.Sprintf("--%s: ignored; %s", name, na.why))
 			}

@@ -19,6 +19,7 @@ type sbatchOpts struct {
 	chdir, export, mailType, begin, signal, exclusive string
 	wrap                                              string
 	requeue, noRequeue                                bool
+	report                                            sbatchReport
 	// ignored holds the directives that do not apply here, by name, in
 	// the order first seen.
 	ignored []string
@@ -48,6 +49,48 @@ var notApplicable = []struct{ long, short, why string }{
 	{"tmp", "", "scratch space is not reserved here"},
 	{"gpu-bind", "", "each job sees exactly its GPUs"},
 	{"mincpus", "", "CPUs are not reserved here"},
+	{"nice", "", "priority comes from the queue's policy (gpusched submit --priority)"},
+	{"mem-bind", "", "memory binding is not managed"},
+	{"cpu-freq", "", "CPU frequency is not managed"},
+	{"gpu-freq", "", "GPU clocks are not managed"},
+	{"threads-per-core", "", "CPUs are not reserved here"},
+	{"cores-per-socket", "", "CPUs are not reserved here"},
+	{"sockets-per-node", "", "CPUs are not reserved here"},
+	{"ntasks-per-core", "", "CPUs are not reserved here"},
+	{"ntasks-per-socket", "", "CPUs are not reserved here"},
+	{"ntasks-per-gpu", "", "tasks are shaped by --ntasks and --ntasks-per-node"},
+	{"gpus-per-socket", "", "GPUs are asked per job or per node"},
+	{"time-min", "", "the time limit is --time"},
+	{"propagate", "", "resource limits are not propagated"},
+	{"profile", "", "profiling is not collected"},
+	{"network", "", "the network is not managed"},
+	{"switches", "", "the network is not managed"},
+	{"deadline", "", "the time limit is --time"},
+	{"cluster", "M", "there is one cluster"},
+	{"clusters", "", "there is one cluster"},
+	{"prefer", "", "use --gres=gpu:TYPE:N or --gpus=TYPE:N to pick a GPU type"},
+	{"tres-per-task", "", "GPUs are asked with --gpus, --gres or --gpus-per-node"},
+	{"container", "", "containers are not run by sbatch here"},
+	{"input", "i", "jobs have no standard input"},
+	{"uid", "", "jobs run as their submitter"},
+	{"gid", "", "jobs run as their submitter"},
+	{"core-spec", "S", "CPUs are not reserved here"},
+	{"thread-spec", "", "CPUs are not reserved here"},
+}
+
+// notApplicableSwitches are Slurm's directives without a value that mean
+// nothing here: accepted with one warning each.
+var notApplicableSwitches = []struct{ long, short, why string }{
+	{"no-kill", "k", "a multi-node job's parts end together"},
+	{"oversubscribe", "s", "GPUs are never shared unless asked (--gpu-share)"},
+	{"overcommit", "O", "CPUs are not reserved here"},
+	{"contiguous", "", "the scheduler places jobs"},
+	{"spread-job", "", "the scheduler places jobs"},
+	{"get-user-env", "", "--export decides the job's environment"},
+	{"verbose", "v", "sbatch says what it did"},
+	{"use-min-nodes", "", "the node count is --nodes"},
+	{"exact", "", "CPUs are not reserved here"},
+	{"ignore-pbs", "", "#PBS lines are never read"},
 }
 
 // sbatchFlagSet defines sbatch's options on o.
@@ -81,11 +124,19 @@ func sbatchFlagSet(o *sbatchOpts) *pflag.FlagSet {
 	fs.StringVarP(&o.begin, "begin", "b", "", "start no earlier (not supported: warns)")
 	fs.StringVar(&o.wrap, "wrap", "", "a command line to run with /bin/sh instead of a script")
 	fs.StringVar(&o.signal, "signal", "", "[B:]SIG[@SECONDS]: warning before the time limit (becomes the stop grace)")
+	fs.BoolVar(&o.report.parsable, "parsable", false, "print only the job's id (an array's id), as scripts read it")
+	fs.BoolVarP(&o.report.quiet, "quiet", "Q", false, "print nothing but errors")
+	fs.BoolVarP(&o.report.wait, "wait", "W", false, "wait for the job (every task of an array) to end; exit with its exit code")
 	for _, na := range notApplicable {
 		name := na.long
 		fs.VarP(&ignoredValue{o: o, name: name}, name, na.short, "accepted and ignored: "+na.why)
 	}
+	for _, na := range notApplicableSwitches {
+		fs.VarP(&ignoredValue{o: o, name: na.long}, na.long, na.short, "accepted and ignored: "+na.why)
+		fs.Lookup(na.long).NoOptDefVal = "yes"
+	}
 	fs.Lookup("wait-all-nodes").NoOptDefVal = "1"
+	fs.Lookup("get-user-env").NoOptDefVal = "yes"
 	return fs
 }
 

@@ -60,10 +60,10 @@ srun bash -c "echo task \$SLURM_PROCID of \$SLURM_NTASKS on node \$SLURM_NODEID 
 		t.Fatal(err)
 	}
 	out, err := gpusched(t, "sbatch", "-D", work, script)
-	if err != nil || !strings.HasPrefix(out, "job ") {
+	if err != nil || !strings.HasPrefix(out, "Submitted batch job ") {
 		t.Fatalf("sbatch: %q %v", out, err)
 	}
-	id, err := strconv.ParseInt(strings.Fields(out)[1], 10, 64)
+	id, err := strconv.ParseInt(strings.Fields(out)[3], 10, 64)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,9 @@ type sbatchInput struct {
 	args       []string
 	environ    []string // the submitter's environment, for --export
 	cwd        string   // the submit directory
+	// report, when set, receives how sbatch should answer (--parsable,
+	// --quiet, --wait), from the script's directives and the command line.
+	report *sbatchReport
 }
 
 // maxBatchCommand is the longest command a job takes (the server's limit).
