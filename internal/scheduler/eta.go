@@ -118,7 +118,7 @@ func (p *pass) estimate(q []*qjob) {
 		}
 		lo := int64(0)
 		if o.code == ReasonUserQuota || o.code == ReasonTeamQuota {
-			if lo = p.quotaReady(qj.job); lo == forever {
+			if lo = p.quotaReady(qj.job, qj.f); lo == forever {
 				continue
 			}
 		}

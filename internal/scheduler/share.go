@@ -82,7 +82,7 @@ func (p *pass) decideShare(qj *qjob, o *outcome) {
 		o.code, o.reason, o.noETA = ReasonNoMatchingGPU, msg, true
 		return
 	}
-	if code, msg := p.quotaBlock(j, 1); code != "" {
+	if code, msg := p.quotaBlock(j, qj.f, p.quotaNeed(j, qj.f)); code != "" {
 		o.code, o.reason = code, msg
 		return
 	}
