@@ -141,9 +141,13 @@ func checkHead(t fataler, s Snapshot, c Config, pl Plan) {
 	if len(pl.Preemptions) > 0 || slices.ContainsFunc(pl.Pending, func(e Explanation) bool { return e.Code == ReasonPreempting }) {
 		return
 	}
+	share := map[int64]bool{} // a share job waits on slots and is never the head
+	for _, j := range s.Pending {
+		share[j.ID] = j.IsShare()
+	}
 	var head *Explanation
 	for i, e := range pl.Pending {
-		if (e.Code == ReasonNoCapacity || e.Code == ReasonFragmented || e.Code == ReasonBooked) && !e.EstimatedStart.IsZero() {
+		if (e.Code == ReasonNoCapacity || e.Code == ReasonFragmented || e.Code == ReasonBooked) && !e.EstimatedStart.IsZero() && !share[e.JobID] {
 			head = &pl.Pending[i]
 			break
 		}
