@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -87,5 +88,24 @@ func TestQuotaByFraction(t *testing.T) {
 				t.Errorf("explanations (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestFairShareSizeByFraction: the fairshare policy's size factor counts a
+// share job as its fraction of a GPU, not as one GPU.
+func TestFairShareSizeByFraction(t *testing.T) {
+	t.Parallel()
+	s := mkShared() // one node of 10 devices: GPUs 0, 1 and 8 slots
+	s.Running = []Job{run(90, 9, time.Hour, time.Hour, ids(10, 11, 120, 121, 122, 123, 130, 131, 132, 133))}
+	s.Pending = []Job{pend(1, 1, 1), pend(2, 1, 1, share(0.25))}
+	c := cfg("fairshare", func(c *Config) {
+		c.FairShare.WeightFairShare, c.FairShare.WeightAge, c.FairShare.WeightPriority, c.FairShare.WeightSize = 0, 0, 0, 1
+	})
+	why := whyOf(Schedule(s, c))
+	if got, want := why[1].Score, 1-1.0/10; math.Abs(got-want) > 1e-9 {
+		t.Errorf("a 1-GPU job's size factor %g, want %g", got, want)
+	}
+	if got, want := why[2].Score, 1-0.25/10; math.Abs(got-want) > 1e-9 {
+		t.Errorf("a quarter share's size factor %g, want %g", got, want)
 	}
 }
