@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
@@ -88,5 +89,43 @@ func TestArrayTasksCarryTheWholeRequest(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestShareJobHasAnEstimate: a share job that finds every slot of the
+// shared GPU taken is given an estimated start in the API (the queue's
+// "starts in ~"): when the running shares' estimates end.
+func TestShareJobHasAnEstimate(t *testing.T) {
+	t.Parallel()
+	s := testserver.New(t)
+	tok, _ := s.NodeToken(t, "shared-a")
+	if st, body := s.Do(t, "POST", "/api/v1/nodes/register", tok, sharedRegisterBody(4)); st != 200 {
+		t.Fatalf("register the shared GPU: %d %s", st, body)
+	}
+	member, _ := s.UserToken(t, models.RoleMember)
+	submit := func(body string) int64 {
+		t.Helper()
+		status, out := s.Do(t, "POST", "/api/v1/queue/submit", member, body)
+		var j api.Job
+		if status != 201 || json.Unmarshal(out, &j) != nil {
+			t.Fatalf("submit %s: %d %s", body, status, out)
+		}
+		return j.ID
+	}
+	for range 2 { // the GPU's four slots, for an hour
+		id := submit(`{"command":"sleep 3600","workdir":"/","gpu_share":0.5,"estimated_duration":"1h"}`)
+		waitFor(t, fmt.Sprintf("share job %d placed", id), func() bool {
+			j, err := models.GetJob(t.Context(), s.DB.Bun, id)
+			return err == nil && j.State != models.JobQueued
+		})
+	}
+	id := submit(`{"command":"true","workdir":"/","gpu_share":0.25,"estimated_duration":"10m"}`)
+	var j api.Job
+	waitFor(t, "the waiting share's estimate", func() bool {
+		status, out := s.Do(t, "GET", fmt.Sprintf("/api/v1/jobs/%d", id), member, "")
+		return status == 200 && json.Unmarshal(out, &j) == nil && j.EstimatedStartTime != nil
+	})
+	if wait := j.EstimatedStartTime.Sub(j.QueuedAt); wait < 50*time.Minute || wait > 70*time.Minute {
+		t.Errorf("estimated to start %v after it was queued, want about an hour (%s: %s)", wait, j.ReasonCode, j.Reason)
 	}
 }
