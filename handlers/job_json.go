@@ -42,6 +42,9 @@ func jobJSON(j *models.Job, owner string, now time.Time) api.Job {
 	if j.Checkpoint {
 		out.StopGraceS = j.StopGraceS
 	}
+	if j.Nodes > 1 {
+		out.Nodes, out.GPUsPerNode = j.Nodes, j.GPUCount/j.Nodes
+	}
 	out.ExitCode = lastExit(j)
 	if j.GPUMemoryMiB != nil {
 		out.MemoryGB = float64(*j.GPUMemoryMiB) / 1024

@@ -68,13 +68,23 @@ func (h *Handlers) JobLogsFragment(c echo.Context) error {
 	return render(c, status, views.JobLogText(l))
 }
 
+// jobLog is the tail of the output of the part of j the page asks for
+// (?part=N; logPart), with the parts there are to choose from.
 func (h *Handlers) jobLog(c echo.Context, j *models.Job) (views.JobLogView, error) {
-	page, err := models.LogTail(c.Request().Context(), h.DB.Bun, j.ID, logTailBytes)
+	part, err := logPart(c)
 	if err != nil {
 		return views.JobLogView{}, err
 	}
+	page, nodes, err := models.PartLogTail(c.Request().Context(), h.DB.Bun, j.ID, part, logTailBytes)
+	if err != nil {
+		return views.JobLogView{}, err
+	}
+	parts := partsOf(j, nodes, nodes != nil)
+	if err := checkPart(j, part, parts); err != nil {
+		return views.JobLogView{}, err
+	}
 	return views.JobLogView{JobID: j.ID, Text: strings.ToValidUTF8(string(page.Data), "\uFFFD"), Ran: page.CommandID != 0,
-		Done: models.IsTerminal(j.State), Skipped: page.Offset}, nil
+		Done: models.IsTerminal(j.State), Skipped: page.Offset, Part: part, Parts: parts, PartNodes: nodes}, nil
 }
 
 // jobView loads job {id} with its timeline and GPUs: a fixed number of

@@ -27,9 +27,10 @@ type JobArray struct {
 
 // createArraySQL inserts an array's row and one queued job per task with
 // its first job_events row, in one statement. Every task is the job of
-// $1…$21 (as createJobSQL's, less the token: each task gets its own) with
-// its task id from $22, in that order; the ids come from the jobs sequence
-// in task order, the first being the array's.
+// $1…$21, $28…$31 (as createJobSQL's, less the token: each task gets its
+// own), whole: its shape and its share too, with its task id from $22, in
+// that order; the ids come from the jobs sequence in task order, the first
+// being the array's.
 const createArraySQL = `
 WITH t AS MATERIALIZED (
     SELECT nextval('jobs_id_seq'::regclass) AS id, task, ord
@@ -43,9 +44,9 @@ WITH t AS MATERIALIZED (
     INSERT INTO jobs (id, name, owner_id, team_id, state, command, workdir, env, job_type, gpu_count, gpu_memory_mib,
         gpu_model, allow_multi_node, priority, preemptible, estimated_duration_s, executor, max_retries,
         submitted_at, updated_at, lease_ttl_s, client_ref, checkpoint, stop_grace_s, submit_token, time_limit_s,
-        waits_for, array_job_id, array_task_id, gpu_share, share_memory_mib)
+        waits_for, array_job_id, array_task_id, gpu_share, share_memory_mib, nodes)
     SELECT t.id, $1, $2, $3, 'queued', $4, $5, $6::jsonb, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-        $17, $17, NULL, $18, $19, $20, gen_random_uuid(), $21, $28, f.id, t.task, $29, $30
+        $17, $17, NULL, $18, $19, $20, gen_random_uuid(), $21, $28, f.id, t.task, $29, $30, $31
     FROM t, f ORDER BY t.ord
     RETURNING id, owner_id, submitted_at
 ), e AS (` + firstEventsSQL + `
@@ -77,7 +78,7 @@ func CreateArray(ctx context.Context, tx *Tx, j *Job, tasks []int, maxRunning in
 	err = tx.PGX().QueryRow(ctx, createArraySQL, j.Name, j.OwnerID, j.TeamID, j.Command, j.Workdir, string(env), j.JobType,
 		j.GPUCount, j.GPUMemoryMiB, j.GPUModel, j.AllowMultiNode, j.Priority, j.Preemptible, j.EstimatedDurationS,
 		j.Executor, j.MaxRetries, now, j.ClientRef, j.Checkpoint, j.StopGraceS, j.TimeLimitS,
-		ids, spec, a.TaskCount, a.TaskMin, a.TaskMax, maxRunning, j.WaitsFor, j.GPUShare, j.ShareMemoryMiB).Scan(&a.ID, &n)
+		ids, spec, a.TaskCount, a.TaskMin, a.TaskMax, maxRunning, j.WaitsFor, j.GPUShare, j.ShareMemoryMiB, j.Nodes).Scan(&a.ID, &n)
 	if err != nil {
 		return nil, fmt.Errorf("models: create array: %w", err)
 	}

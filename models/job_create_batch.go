@@ -21,17 +21,17 @@ const insertJobsSQL = `
     INSERT INTO jobs (name, owner_id, team_id, state, command, workdir, env, job_type, gpu_count, gpu_memory_mib,
         gpu_model, allow_multi_node, priority, preemptible, estimated_duration_s, executor, max_retries,
         submitted_at, updated_at, lease_ttl_s, client_ref, checkpoint, stop_grace_s, submit_token, time_limit_s,
-        waits_for, gpu_share, share_memory_mib)
+        waits_for, gpu_share, share_memory_mib, nodes)
     SELECT name, owner_id, team_id, 'queued', command, workdir, env::jsonb, job_type, gpu_count, gpu_memory_mib,
         gpu_model, allow_multi_node, priority, preemptible, estimated_duration_s, executor, max_retries,
-        at, at, lease_ttl_s, client_ref, checkpoint, stop_grace_s, token, time_limit_s, waits_for, gpu_share, share_memory_mib
+        at, at, lease_ttl_s, client_ref, checkpoint, stop_grace_s, token, time_limit_s, waits_for, gpu_share, share_memory_mib, nodes
     FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[],
         $9::bigint[], $10::text[], $11::bool[], $12::int[], $13::bool[], $14::bigint[], $15::text[], $16::int[],
         $17::timestamptz[], $18::bigint[], $19::text[], $20::bool[], $21::int[], $22::uuid[], $23::bigint[], $24::text[],
-        $25::float8[], $26::bigint[])
+        $25::float8[], $26::bigint[], $27::int[])
         AS t(name, owner_id, team_id, command, workdir, env, job_type, gpu_count, gpu_memory_mib, gpu_model,
         allow_multi_node, priority, preemptible, estimated_duration_s, executor, max_retries, at, lease_ttl_s,
-        client_ref, checkpoint, stop_grace_s, token, time_limit_s, waits_for, gpu_share, share_memory_mib)`
+        client_ref, checkpoint, stop_grace_s, token, time_limit_s, waits_for, gpu_share, share_memory_mib, nodes)`
 
 // firstEventsSQL writes the first job_events row of every job j inserted.
 const firstEventsSQL = `
@@ -92,6 +92,7 @@ func jobArrays(jobs []*Job, nows []time.Time) ([]any, error) {
 		tokens                         = make([]string, n)
 		shares                         = make([]float64, n)
 		shareMems                      = make([]int64, n)
+		nodes                          = make([]int32, n)
 	)
 	for i, j := range jobs {
 		env, err := prepareNewJob(j, nows[i])
@@ -103,8 +104,8 @@ func jobArrays(jobs []*Job, nows []time.Time) ([]any, error) {
 		durations[i], executors[i], retries[i], ats[i], ttls[i] = j.EstimatedDurationS, j.Executor, int32(j.MaxRetries), nows[i], j.LeaseTTLS
 		refs[i], checkpoint[i], graces[i], tokens[i], limits[i] = j.ClientRef, j.Checkpoint, int32(j.StopGraceS), j.SubmitToken, j.TimeLimitS
 		waits[i] = j.WaitsFor
-		shares[i], shareMems[i] = j.GPUShare, j.ShareMemoryMiB
+		shares[i], shareMems[i], nodes[i] = j.GPUShare, j.ShareMemoryMiB, int32(j.Nodes)
 	}
 	return []any{names, owners, teams, commands, workdirs, envs, types, counts, mems, gpuModels,
-		multi, prios, preemptible, durations, executors, retries, ats, ttls, refs, checkpoint, graces, tokens, limits, waits, shares, shareMems}, nil
+		multi, prios, preemptible, durations, executors, retries, ats, ttls, refs, checkpoint, graces, tokens, limits, waits, shares, shareMems, nodes}, nil
 }

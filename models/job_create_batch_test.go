@@ -31,6 +31,10 @@ func TestCreateJobs(t *testing.T) {
 		if i%2 == 1 { // every nullable field set on odd jobs, none on even ones
 			j.OwnerID, j.GPUMemoryMiB, j.EstimatedDurationS, j.LeaseTTLS = b.ID, &mem, &dur, &ttl
 			j.Env, j.GPUModel, j.AllowMultiNode, j.Priority, j.Preemptible, j.Checkpoint, j.StopGraceS = map[string]string{"K": "v"}, "H100", true, 3, true, true, 120
+			j.Nodes = 2 // a shape: 2 nodes, half the GPUs on each
+		}
+		if i == 4 { // a share of one GPU
+			j.GPUCount, j.GPUShare, j.ShareMemoryMiB = 1, 0.25, 20480
 		}
 		jobs, nows = append(jobs, j), append(nows, testdb.Now.Add(time.Duration(i)*time.Second))
 	}

@@ -72,7 +72,7 @@ func loadGPUs(ctx context.Context, db bun.IDB, s *scheduler.Snapshot) error {
 SELECT g.id, g.node_id, g.idx, g.model, g.memory_mib, coalesce(g.nvlink_group, -1), g.health <> 'failed', g.drained,
        -- Processes on a GPU nobody was given are someone's work outside the scheduler.
        g.processes <> '[]'::jsonb AND NOT EXISTS (SELECT 1 FROM allocations a WHERE a.gpu_id = g.id AND a.released_at IS NULL),
-       g.profile, CASE WHEN g.kind = 'share' THEN g.parent_slices ELSE 0 END
+       g.profile, CASE WHEN g.kind = 'share' THEN g.parent_slices ELSE 0 END, g.fraction
 FROM gpus g WHERE g.present ORDER BY g.node_id, g.idx, g.id`)
 	if err != nil {
 		return fmt.Errorf("models: snapshot gpus: %w", err)
@@ -80,7 +80,7 @@ FROM gpus g WHERE g.present ORDER BY g.node_id, g.idx, g.id`)
 	defer closeRows()
 	for r.Next() {
 		var g scheduler.GPU
-		if err := r.Scan(&g.ID, &g.NodeID, &g.Index, &g.Model, &g.MemoryMiB, &g.NVLinkGroup, &g.Healthy, &g.Drained, &g.Foreign, &g.Profile, &g.SharedSlots); err != nil {
+		if err := r.Scan(&g.ID, &g.NodeID, &g.Index, &g.Model, &g.MemoryMiB, &g.NVLinkGroup, &g.Healthy, &g.Drained, &g.Foreign, &g.Profile, &g.SharedSlots, &g.Fraction); err != nil {
 			return fmt.Errorf("models: snapshot gpus: %w", err)
 		}
 		s.GPUs = append(s.GPUs, g)

@@ -1,6 +1,9 @@
 package views
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // JobDetail is the job page's model.
 type JobDetail struct {
@@ -59,6 +62,20 @@ type JobLogView struct {
 	Ran     bool // the job ran on a node (there is output to show, or will be)
 	Done    bool // the job ended: nothing more will come
 	Skipped int64
+	// Part is the part of a multi-node job shown (its node rank), of
+	// Parts (1 on one node; 0 not known yet); PartNodes names each part's
+	// node once the run started on several.
+	Part, Parts int
+	PartNodes   []string
+}
+
+// PartLabel names part i for the part selector: "Part 1 · gpu-b".
+func (l JobLogView) PartLabel(i int) string {
+	label := fmt.Sprintf("Part %d", i)
+	if i < len(l.PartNodes) && l.PartNodes[i] != "" {
+		label += " · " + l.PartNodes[i]
+	}
+	return label
 }
 
 // Pending reports whether the job waits in the queue.

@@ -59,7 +59,7 @@ func sweepRows(preset string) map[string]sweepRow {
 		"POST /api/v1/holds":                {as: "member", body: hold},
 		"DELETE /api/v1/holds/:id":          {as: "member", path: "/api/v1/holds/{hold}"},
 		"GET /api/v1/jobs/:id":              {as: "member", path: "/api/v1/jobs/{job}"},
-		"GET /api/v1/jobs/:id/logs":         {as: "member", path: "/api/v1/jobs/{job}/logs", query: []string{"offset", "limit"}},
+		"GET /api/v1/jobs/:id/logs":         {as: "member", path: "/api/v1/jobs/{job}/logs", query: []string{"offset", "limit", "run", "part"}},
 		"GET /api/v1/bookings":              {as: "member", query: []string{"from", "to", "mine"}},
 		"POST /api/v1/bookings":             {as: "member", body: booking},
 		// Bookings: edits, series, import and export (calendar).

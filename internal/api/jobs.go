@@ -17,9 +17,13 @@ type Job struct {
 	GPUModel      string  `json:"gpu_model,omitempty"`
 	MemoryGB      float64 `json:"memory_gb,omitempty"`
 	// GPUShare and GPUMemoryMiB are what a share job asked of a shared GPU.
-	GPUShare           float64           `json:"gpu_share,omitempty"`
-	GPUMemoryMiB       int64             `json:"gpu_memory_mib,omitempty"`
-	AllowMultiNode     bool              `json:"allow_multi_node"`
+	GPUShare       float64 `json:"gpu_share,omitempty"`
+	GPUMemoryMiB   int64   `json:"gpu_memory_mib,omitempty"`
+	AllowMultiNode bool    `json:"allow_multi_node"`
+	// Nodes and GPUsPerNode are a shaped job's shape: exactly Nodes nodes
+	// with GPUsPerNode GPUs on each (none: 0).
+	Nodes              int               `json:"nodes,omitempty"`
+	GPUsPerNode        int               `json:"gpus_per_node,omitempty"`
 	Preemptible        bool              `json:"preemptible"`
 	Executor           string            `json:"executor"`
 	Command            string            `json:"command,omitempty"`

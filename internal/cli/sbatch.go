@@ -207,8 +207,8 @@ func printSubmitted(w io.Writer, job *api.Job, asJSON bool) error {
 		return json.NewEncoder(w).Encode(job)
 	}
 	if a := job.Array; a != nil {
-		_, err := fmt.Fprintf(w, "array %d queued: %s [%s] (%d GPU%s each, %s priority)\n", a.ID, words.Count(a.TaskCount, "task"), a.Spec,
-			job.RequestedGPUs, plural(job.RequestedGPUs), job.PriorityName)
+		_, err := fmt.Fprintf(w, "array %d queued: %s [%s] (%s each, %s priority)\n", a.ID, words.Count(a.TaskCount, "task"), a.Spec,
+			askWords(*job), job.PriorityName)
 		return err
 	}
 	_, err := fmt.Fprintf(w, "job %d queued (%d GPU%s, %s priority)\n", job.ID, job.RequestedGPUs, plural(job.RequestedGPUs), job.PriorityName)

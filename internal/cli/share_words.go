@@ -4,7 +4,20 @@ import (
 	"strconv"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 )
+
+// askWords says what a job asked for: "1 GPU", "2 nodes × 8 GPUs", "0.25
+// of a shared GPU".
+func askWords(j api.Job) string {
+	switch {
+	case shareWords(j) != "":
+		return shareWords(j)
+	case j.Nodes > 1:
+		return words.Count(j.Nodes, "node") + " × " + words.Count(j.GPUsPerNode, "GPU")
+	}
+	return words.Count(j.RequestedGPUs, "GPU")
+}
 
 // shareWords says what a share job asked of a shared GPU: "0.25 of a
 // shared GPU", "20G of a shared GPU", "0.25 and 30G of a shared GPU"; ""

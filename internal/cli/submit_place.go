@@ -44,10 +44,7 @@ func placeOf(ctx context.Context, c *apiclient.Client, job *api.Job) *placed {
 // submitted is submit's line: the id, the place in the queue (or where it
 // runs), what it asked for.
 func submitted(job *api.Job, p *placed) string {
-	what := fmt.Sprintf("%d GPU%s, %s priority", job.RequestedGPUs, plural(job.RequestedGPUs), job.PriorityName)
-	if s := shareWords(*job); s != "" {
-		what = s + ", " + job.PriorityName + " priority"
-	}
+	what := askWords(*job) + ", " + job.PriorityName + " priority"
 	switch {
 	case p == nil:
 		return fmt.Sprintf("job %d queued (%s); its place is not known yet: gpusched queue shows it", job.ID, what)

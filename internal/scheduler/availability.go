@@ -26,11 +26,12 @@ type gpu struct {
 	node   int32  // index into pass.nodes
 	index  int
 	group  int
-	class  int32 // index into pass.classes: (lowercased model, memory)
-	usable bool  // offered at all: healthy, not drained or foreign, node up and not drained
-	holder int32 // running job holding it, -1 none
-	free   bool  // usable, not held, not given to a start in this pass
-	slots  int   // GPU.SharedSlots: a slot of a GPU shared N ways; 0 not a slot
+	class  int32   // index into pass.classes: (lowercased model, memory)
+	usable bool    // offered at all: healthy, not drained or foreign, node up and not drained
+	holder int32   // running job holding it, -1 none
+	free   bool    // usable, not held, not given to a start in this pass
+	slots  int     // GPU.SharedSlots: a slot of a GPU shared N ways; 0 not a slot
+	frac   float64 // the part of a GPU it is (GPU.Fraction, resolved)
 }
 
 // gpuClass is a distinct (model, memory, MIG profile), so that a job's model and
@@ -89,7 +90,7 @@ func (p *pass) index(s *Snapshot) {
 		p.byID[g.ID] = gi
 		usable := g.Healthy && !g.Drained && !g.Foreign && n.Up && !n.Drained
 		p.gpus = append(p.gpus, gpu{id: g.ID, model: g.Model, node: ni, index: g.Index, group: g.NVLinkGroup,
-			class: ci, usable: usable, holder: -1, slots: max(0, g.SharedSlots)})
+			class: ci, usable: usable, holder: -1, slots: max(0, g.SharedSlots), frac: deviceFraction(g)})
 		p.nodes[ni].gpus = append(p.nodes[ni].gpus, gi)
 		p.largest = max(p.largest, len(p.nodes[ni].gpus))
 	}
@@ -192,4 +193,16 @@ func (p *pass) rel(t time.Time) int64 {
 // abs converts nanoseconds after now back to an instant.
 func (p *pass) abs(x int64) time.Time {
 	return p.now.Add(time.Duration(x))
+}
+
+// deviceFraction is the part of a GPU g is: GPU.Fraction when set (and at
+// most 1), else 1/SharedSlots for a slot, else 1.
+func deviceFraction(g GPU) float64 {
+	switch {
+	case g.Fraction > 0 && g.Fraction <= 1:
+		return g.Fraction
+	case g.SharedSlots > 0:
+		return 1 / float64(g.SharedSlots)
+	}
+	return 1
 }

@@ -28,7 +28,9 @@ func (p *pass) decide(qj *qjob, o *outcome) {
 		return
 	}
 	rq := o.req
-	if code, msg := p.quotaBlock(j, max(0, rq.k-p.ownFreeBooked(j.UserID))); code != "" {
+	// At least its need, less the GPUs of its own bookings free for it.
+	pre := p.quotaNeed(j, qj.f) * float64(max(0, rq.k-p.ownFreeBooked(j.UserID))) / float64(max(rq.k, 1))
+	if code, msg := p.quotaBlock(j, qj.f, pre); code != "" {
 		o.code, o.reason = code, msg
 		return
 	}
@@ -68,7 +70,7 @@ func (p *pass) decide(qj *qjob, o *outcome) {
 func (p *pass) start(qj *qjob, o *outcome, gs []int32, backfilled bool) {
 	j := qj.job
 	delta := p.quotaDelta(j, gs)
-	if code, msg := p.quotaBlock(j, delta); code != "" {
+	if code, msg := p.quotaBlock(j, qj.f, delta); code != "" {
 		o.code, o.reason = code, msg
 		return
 	}

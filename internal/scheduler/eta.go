@@ -79,7 +79,8 @@ func (p *pass) ownAt(gi int32, u, t int64) bool {
 // before it), and reserves them. A job held by quota cannot start before
 // its user's and team's running jobs free enough of the cap. Without
 // Backfill no job is expected to start before a job ahead of it that waits
-// for GPUs. Jobs that never fit or cannot be placed on the usable GPUs get
+// for GPUs (share jobs excepted: slots compete only with slots; they take
+// the first slots free on one shared GPU, earliestShare). Jobs that never fit or cannot be placed on the usable GPUs get
 // none, and so do jobs beyond position etaLimit.
 func (p *pass) estimate(q []*qjob) {
 	if len(p.starts) == len(q) {
@@ -103,6 +104,12 @@ func (p *pass) estimate(q []*qjob) {
 			p.prof.add(gi, span{h.t, satAdd(h.t, h.q.dur), 0})
 		}
 	}
+	for _, sh := range p.shareHolds { // a preempting share job's slots
+		for _, gi := range sh.gpus {
+			p.prof.endNow(gi)
+			p.prof.add(gi, span{0, sh.dur, 0})
+		}
+	}
 	floor, pos := int64(0), 0
 	for i, qj := range q {
 		o := &p.outs[i]
@@ -118,14 +125,21 @@ func (p *pass) estimate(q []*qjob) {
 		}
 		lo := int64(0)
 		if o.code == ReasonUserQuota || o.code == ReasonTeamQuota {
-			if lo = p.quotaReady(qj.job); lo == forever {
+			if lo = p.quotaReady(qj.job, qj.f); lo == forever {
 				continue
 			}
 		}
-		if !p.cfg.Backfill && o.waits {
+		share := qj.job.IsShare() // slots: it never waits behind the head, nor holds anyone up
+		if !p.cfg.Backfill && o.waits && !share {
 			lo = max(lo, floor)
 		}
-		t, gs := p.earliest(&o.req, lo)
+		var t int64
+		var gs []int32
+		if share {
+			t, gs = p.earliestShare(qj, &o.req, lo) // share_wait.go
+		} else {
+			t, gs = p.earliest(&o.req, lo)
+		}
 		if gs == nil {
 			continue
 		}
@@ -133,7 +147,7 @@ func (p *pass) estimate(q []*qjob) {
 		for _, gi := range gs {
 			p.prof.add(gi, span{t, satAdd(t, qj.dur), 0})
 		}
-		if o.waits {
+		if o.waits && !share {
 			floor = max(floor, t)
 		}
 	}

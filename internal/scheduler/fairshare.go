@@ -26,7 +26,8 @@ import (
 //   - F_prio = min((Priority−1)/3 + AgingPerHour·hours waited/3, 1): aging
 //     adds priority levels, on the same scale as the priority policy, and
 //     the factor is capped at 1 (priority is clamped to 1…4 first).
-//   - F_size = 1 − GPUCount/largest node's GPU count, clamped to [0, 1].
+//   - F_size = 1 − GPUCount/largest node's GPU count, clamped to [0, 1]; a
+//     share job counts its GPUShare (0.25), as quotas and usage count it.
 //
 // Every sum runs over sorted keys, so the score is the same however the
 // snapshot's maps iterate.
@@ -66,7 +67,11 @@ func (p *pass) fairShare(s *Snapshot) func(*Job) float64 {
 		prio = math.Min(prio+p.cfg.AgingPerHour*wait.Hours()/3, 1)
 		size := 0.0
 		if p.largest > 0 {
-			size = math.Min(math.Max(1-float64(j.GPUCount)/float64(p.largest), 0), 1)
+			gpus := float64(j.GPUCount)
+			if j.GPUShare > 0 { // a share is its fraction of a GPU
+				gpus = j.GPUShare
+			}
+			size = math.Min(math.Max(1-gpus/float64(p.largest), 0), 1)
 		}
 		return fs.WeightFairShare*ffs + fs.WeightAge*age + fs.WeightPriority*prio + fs.WeightSize*size
 	}

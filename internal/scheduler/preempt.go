@@ -38,7 +38,8 @@ func (a *victimSet) cheaper(b *victimSet) bool {
 // the free ones) suffice, nothing more is stopped and the head waits for
 // them; a stopping job is never chosen again. One node is tried first
 // (every subset of up to 12 candidates on it, greedy beyond); a multi-node
-// head spans nodes only when no single node works (greedy, then pruned). It
+// head spans nodes only when no single node works (greedy, then pruned); a
+// shaped head needs its GPUs on each of its nodes (shapedCover). It
 // preempts only when the head can then be placed, returns the new victims,
 // the stopping jobs it waits for and the head's GPUs, and records the
 // preemptions; nil GPUs when nothing helps. The head does not start in this
@@ -80,32 +81,19 @@ func (p *pass) preempt(qj *qjob, rq *request) (victims, waits, gs []int32) {
 			}
 		}
 	}
-	var best *victimSet
-	all, allBase := map[int32]int{}, 0
+	bases := freeing // useful GPUs free or freeing, per node
 	for ni := range p.nodes {
-		base := freeing[ni]
 		for _, gi := range p.nodes[ni].free {
 			if useful(gi) {
-				base++
+				bases[ni]++
 			}
 		}
-		allBase += base
-		for v, n := range perNode[ni] {
-			all[v] += n
-		}
-		set := p.cheapestCover(perNode[ni], rq.k-base)
-		if base >= rq.k {
-			set = &victimSet{} // what is free and freeing does: stop nothing more
-		}
-		if set != nil && (best == nil || set.cheaper(best)) {
-			best = set
-		}
 	}
-	if best == nil && rq.multi {
-		best = p.cheapestCover(all, rq.k-allBase)
-		if allBase >= rq.k {
-			best = &victimSet{}
-		}
+	var best *victimSet
+	if rq.nodes > 1 {
+		best = p.shapedCover(perNode, bases, rq.nodes, rq.perNode()) // per GPUs on each of its nodes
+	} else {
+		best = p.nodeCover(perNode, bases, rq)
 	}
 	if best == nil || (p.cfg.isLAS() && len(best.runs) > 0 && p.lostCapped(best.cost)) {
 		return nil, nil, nil
@@ -264,4 +252,34 @@ func (p *pass) victimSet(runs []int32) *victimSet {
 		}
 	}
 	return s
+}
+
+// nodeCover picks the cheapest victims for an unshaped head: on one node
+// (the cheapest such node's cover), else, for a head that may span nodes,
+// across them; the empty set when what is free and freeing does, nil when
+// nothing does.
+func (p *pass) nodeCover(perNode []map[int32]int, bases []int, rq *request) *victimSet {
+	var best *victimSet
+	all, allBase := map[int32]int{}, 0
+	for ni := range p.nodes {
+		base := bases[ni]
+		allBase += base
+		for v, n := range perNode[ni] {
+			all[v] += n
+		}
+		set := p.cheapestCover(perNode[ni], rq.k-base)
+		if base >= rq.k {
+			set = &victimSet{} // what is free and freeing does: stop nothing more
+		}
+		if set != nil && (best == nil || set.cheaper(best)) {
+			best = set
+		}
+	}
+	if best == nil && rq.multi {
+		best = p.cheapestCover(all, rq.k-allBase)
+		if allBase >= rq.k {
+			best = &victimSet{}
+		}
+	}
+	return best
 }

@@ -21,14 +21,14 @@ func modelFits(g GPU, model string) bool {
 }
 
 // migLayouts are ways an H100's seven compute slices are split, as MIG
-// devices: profile and memory of each.
+// devices: profile, fraction of the GPU and memory of each.
 var migLayouts = [][]GPU{
-	{{Profile: "1g.10gb", MemoryMiB: 9984}, {Profile: "1g.10gb", MemoryMiB: 9984}, {Profile: "1g.10gb", MemoryMiB: 9984},
-		{Profile: "1g.10gb", MemoryMiB: 9984}, {Profile: "1g.10gb", MemoryMiB: 9984}, {Profile: "1g.10gb", MemoryMiB: 9984},
-		{Profile: "1g.10gb", MemoryMiB: 9984}},
-	{{Profile: "3g.40gb", MemoryMiB: 40448}, {Profile: "3g.40gb", MemoryMiB: 40448}},
-	{{Profile: "3g.40gb", MemoryMiB: 40448}, {Profile: "2g.20gb", MemoryMiB: 20096}, {Profile: "1g.10gb", MemoryMiB: 9984},
-		{Profile: "1g.10gb", MemoryMiB: 9984}},
+	{{Profile: "1g.10gb", Fraction: 1.0 / 7, MemoryMiB: 9984}, {Profile: "1g.10gb", Fraction: 1.0 / 7, MemoryMiB: 9984}, {Profile: "1g.10gb", Fraction: 1.0 / 7, MemoryMiB: 9984},
+		{Profile: "1g.10gb", Fraction: 1.0 / 7, MemoryMiB: 9984}, {Profile: "1g.10gb", Fraction: 1.0 / 7, MemoryMiB: 9984}, {Profile: "1g.10gb", Fraction: 1.0 / 7, MemoryMiB: 9984},
+		{Profile: "1g.10gb", Fraction: 1.0 / 7, MemoryMiB: 9984}},
+	{{Profile: "3g.40gb", Fraction: 3.0 / 7, MemoryMiB: 40448}, {Profile: "3g.40gb", Fraction: 3.0 / 7, MemoryMiB: 40448}},
+	{{Profile: "3g.40gb", Fraction: 3.0 / 7, MemoryMiB: 40448}, {Profile: "2g.20gb", Fraction: 2.0 / 7, MemoryMiB: 20096}, {Profile: "1g.10gb", Fraction: 1.0 / 7, MemoryMiB: 9984},
+		{Profile: "1g.10gb", Fraction: 1.0 / 7, MemoryMiB: 9984}},
 }
 
 // drawMIGCase is drawCase with some GPUs split into MIG devices (which
@@ -45,7 +45,7 @@ func drawMIGCase(t *rapid.T) (Snapshot, Config) {
 		}
 		for k, m := range migLayouts[rapid.IntRange(0, len(migLayouts)-1).Draw(t, "layout")] {
 			d := g
-			d.ID, d.Profile, d.MemoryMiB = g.ID*10+int64(k), m.Profile, m.MemoryMiB
+			d.ID, d.Profile, d.Fraction, d.MemoryMiB = g.ID*10+int64(k), m.Profile, m.Fraction, m.MemoryMiB
 			gpus = append(gpus, d)
 			slices = append(slices, d.ID)
 		}

@@ -14,7 +14,7 @@ func checkQuotas(t fataler, s Snapshot, c Config, pl Plan) {
 	for _, j := range s.Pending {
 		pending[j.ID] = j
 	}
-	userUse, teamUse := map[int64]int{}, map[int64]int{}
+	userUse, teamUse := map[int64]float64{}, map[int64]float64{}
 	owned := map[int64]map[int64]bool{} // user → GPUs their jobs hold after the plan
 	hold := func(u int64, gs []int64) {
 		if owned[u] == nil {
@@ -25,15 +25,15 @@ func checkQuotas(t fataler, s Snapshot, c Config, pl Plan) {
 		}
 	}
 	for _, r := range s.Running {
-		userUse[r.UserID] += quotaCount(r, r.GPUs)
-		teamUse[r.TeamID] += quotaCount(r, r.GPUs)
+		userUse[r.UserID] += quotaCount(s, r, r.GPUs)
+		teamUse[r.TeamID] += quotaCount(s, r, r.GPUs)
 		hold(r.UserID, r.GPUs)
 	}
 	startedUsers, startedTeams := map[int64]bool{}, map[int64]bool{}
 	for _, st := range pl.Starts {
 		j := pending[st.JobID]
-		userUse[j.UserID] += quotaCount(j, st.GPUIDs)
-		teamUse[j.TeamID] += quotaCount(j, st.GPUIDs)
+		userUse[j.UserID] += quotaCount(s, j, st.GPUIDs)
+		teamUse[j.TeamID] += quotaCount(s, j, st.GPUIDs)
 		hold(j.UserID, st.GPUIDs)
 		startedUsers[j.UserID], startedTeams[j.TeamID] = true, j.TeamID != 0
 	}
@@ -47,17 +47,17 @@ func checkQuotas(t fataler, s Snapshot, c Config, pl Plan) {
 				n--
 			}
 		}
-		userUse[bk.b.UserID] += max(0, n)
-		teamUse[bk.b.TeamID] += max(0, n)
+		userUse[bk.b.UserID] += float64(max(0, n))
+		teamUse[bk.b.TeamID] += float64(max(0, n))
 	}
 	for u := range startedUsers {
-		if limit := s.Users[u].GPUCap; limit > 0 && userUse[u] > limit {
-			t.Fatalf("user %d uses %d GPUs, cap %d", u, userUse[u], limit)
+		if limit := s.Users[u].GPUCap; limit > 0 && userUse[u] > float64(limit)+1e-9 {
+			t.Fatalf("user %d uses %g GPUs, cap %d", u, userUse[u], limit)
 		}
 	}
 	for tm := range startedTeams {
-		if limit := s.Teams[tm].GPUCap; limit > 0 && teamUse[tm] > limit {
-			t.Fatalf("team %d uses %d GPUs, cap %d", tm, teamUse[tm], limit)
+		if limit := s.Teams[tm].GPUCap; limit > 0 && teamUse[tm] > float64(limit)+1e-9 {
+			t.Fatalf("team %d uses %g GPUs, cap %d", tm, teamUse[tm], limit)
 		}
 	}
 }
@@ -141,9 +141,13 @@ func checkHead(t fataler, s Snapshot, c Config, pl Plan) {
 	if len(pl.Preemptions) > 0 || slices.ContainsFunc(pl.Pending, func(e Explanation) bool { return e.Code == ReasonPreempting }) {
 		return
 	}
+	share := map[int64]bool{} // a share job waits on slots and is never the head
+	for _, j := range s.Pending {
+		share[j.ID] = j.IsShare()
+	}
 	var head *Explanation
 	for i, e := range pl.Pending {
-		if (e.Code == ReasonNoCapacity || e.Code == ReasonFragmented || e.Code == ReasonBooked) && !e.EstimatedStart.IsZero() {
+		if (e.Code == ReasonNoCapacity || e.Code == ReasonFragmented || e.Code == ReasonBooked) && !e.EstimatedStart.IsZero() && !share[e.JobID] {
 			head = &pl.Pending[i]
 			break
 		}

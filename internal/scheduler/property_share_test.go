@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -8,13 +9,28 @@ import (
 	"pgregory.net/rapid"
 )
 
-// quotaCount is what a job's devices count against a quota: a share's
-// slots are part of one GPU.
-func quotaCount(j Job, ids []int64) int {
-	if j.IsShare() {
-		return min(len(ids), 1)
+// quotaCount is what a job's devices count against a quota, as the checks
+// state it: each device the part of a GPU it is (its Fraction; a slot of a
+// GPU shared N ways 1/N; a whole GPU 1), a share's slots at most the one
+// GPU they are part of.
+func quotaCount(s Snapshot, j Job, ids []int64) float64 {
+	n := 0.0
+	for _, id := range ids {
+		f := 1.0
+		if i := slices.IndexFunc(s.GPUs, func(g GPU) bool { return g.ID == id }); i >= 0 {
+			switch g := s.GPUs[i]; {
+			case g.Fraction > 0:
+				f = g.Fraction
+			case g.SharedSlots > 0:
+				f = 1 / float64(g.SharedSlots)
+			}
+		}
+		n += f
 	}
-	return len(ids)
+	if j.IsShare() {
+		n = min(n, 1)
+	}
+	return n
 }
 
 // deviceFits is the matching rule as the checks state it: a share job

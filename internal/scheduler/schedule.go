@@ -43,6 +43,10 @@ type pass struct {
 
 	gittins map[gittinsKey]float64 // Gittins indices computed in this pass
 	shared  []sharedGPU            // the shared GPUs and their slots (share.go), built when first needed
+	// sharePreempted: a share job preempted in this pass; shareHolds the
+	// slots it will take once its victims stop (share_wait.go).
+	sharePreempted bool
+	shareHolds     []startSpan
 
 	arrayRunning map[int64]int // running tasks of each array, starts of this pass included
 

@@ -68,7 +68,8 @@ func (sg *sharedGPU) need(j *Job) int {
 }
 
 // decideShare settles a share job: it takes the slots of one shared GPU
-// now or waits. Slots are offered only to share jobs, so a share job
+// now, preempts lower-priority share jobs (preemptShare) or waits, with an
+// estimated start (earliestShare). Slots are offered only to share jobs, so a share job
 // neither waits behind the head nor blocks it (nor anyone): whole-GPU and
 // MIG jobs compete for other devices. Placement is best fit: of the
 // shared GPUs (matching its model and node) with enough free slots, the
@@ -82,7 +83,7 @@ func (p *pass) decideShare(qj *qjob, o *outcome) {
 		o.code, o.reason, o.noETA = ReasonNoMatchingGPU, msg, true
 		return
 	}
-	if code, msg := p.quotaBlock(j, 1); code != "" {
+	if code, msg := p.quotaBlock(j, qj.f, p.quotaNeed(j, qj.f)); code != "" {
 		o.code, o.reason = code, msg
 		return
 	}
@@ -90,7 +91,10 @@ func (p *pass) decideShare(qj *qjob, o *outcome) {
 		p.start(qj, o, gs, false)
 		return
 	}
-	o.waits, o.noETA = true, true
+	if p.preemptShare(qj, o) { // share_wait.go
+		return
+	}
+	o.waits = true // its estimate comes from earliestShare
 	p.waiting++
 	o.code, o.reason = ReasonNoCapacity, fmt.Sprintf("needs %s; no shared GPU has that much free now", shareWords(j))
 }

@@ -47,6 +47,11 @@ type GPU struct {
 	// jobs (Job.GPUShare, Job.GPUShareMemoryMiB) are placed on slots, all
 	// of a job's slots on one GPU (share.go); whole-GPU and MIG jobs never.
 	SharedSlots int
+	// Fraction is the part of a GPU the device is, as quotas count it (as
+	// usage does, GPUTime): a MIG device's compute slices over its GPU's,
+	// a slot 1/SharedSlots of its GPU. 0 means 1 for a whole GPU, and
+	// 1/SharedSlots for a slot.
+	Fraction float64
 }
 
 // Job is a request for GPUs: pending (in Snapshot.Pending) or running

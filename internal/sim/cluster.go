@@ -173,6 +173,7 @@ func (c Cluster) inventory() ([]scheduler.Node, []scheduler.GPU, []float64, []fl
 				} else if sh := c.sharedOf(k); sh != nil {
 					g.SharedSlots, devices, fraction = sh.Slots, sh.Slots, 1/float64(sh.Slots)
 				}
+				g.Fraction = fraction // quotas count a device as its part of a GPU
 				for range devices {
 					g.ID = int64(len(gpus) + 1)
 					gpus = append(gpus, g)
