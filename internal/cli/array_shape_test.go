@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
@@ -72,7 +73,13 @@ func TestArrayTasksCarryTheShapeAndShare(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			out, err := gpusched(t, tc.args...)
+			out, errOut, err := gpuschedStderr(t, tc.args...)
+			if tc.args[0] == "sbatch" { // Slurm's line on stdout, ours on stderr
+				if !strings.HasPrefix(out, "Submitted batch job ") {
+					t.Fatalf("sbatch: %q", out)
+				}
+				out = errOut
+			}
 			m := regexp.MustCompile(`^array (\d+) queued: 4 tasks \[0-3\] \((.*), normal priority\)\n$`).FindStringSubmatch(out)
 			if err != nil || m == nil {
 				t.Fatalf("%q %v", out, err)

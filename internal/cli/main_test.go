@@ -28,6 +28,19 @@ func gpusched(t *testing.T, args ...string) (string, error) {
 	return out.String(), err
 }
 
+// gpuschedStderr is gpusched with what the command wrote to standard
+// error too.
+func gpuschedStderr(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	cmd := NewRootFor(testBuild, args)
+	var out, errOut bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), errOut.String(), err
+}
+
 // eventually polls cond until it holds and reports whether it did within limit.
 func eventually(limit time.Duration, cond func() bool) bool {
 	for deadline := time.Now().Add(limit); !cond(); <-time.After(20 * time.Millisecond) {
