@@ -81,15 +81,18 @@ echo "srun said $?"`)
 }
 
 // srun --ntasks-per-node 2 runs four tasks, two on each node, each with a
-// PROCID of its own; srun -N1 runs on the first node only.
+// PROCID of its own; srun -N1 and srun -n1 run on the first node only;
+// sruns at once (srun a & srun b & wait) each run their own step.
 func TestMultiNodeBatchTasksPerNode(t *testing.T) {
 	t.Parallel()
 	c := newTwoNodes(t)
 	id, dir := c.submitBatch(t, `srun --ntasks-per-node 2 sh -c 'echo "procid $SLURM_PROCID local $SLURM_LOCALID node $SLURM_NODEID step $SLURM_STEP_NUM_TASKS/$SLURM_STEP_NUM_NODES"'
-srun -N1 sh -c 'echo "alone on $SLURMD_NODENAME"'`)
+srun -N1 sh -c 'echo "alone on $SLURMD_NODENAME"'
+srun -n1 sh -c 'echo "one task on $SLURMD_NODENAME"'
+srun sh -c 'echo "a $SLURM_PROCID"' & srun sh -c 'echo "b $SLURM_PROCID"' & wait`)
 	c.waitState(t, id, "completed")
 	want := []string{
-		"alone on mn-a",
+		"a 0", "a 1", "alone on mn-a", "b 0", "b 1", "one task on mn-a",
 		"procid 0 local 0 node 0 step 4/2", "procid 1 local 1 node 0 step 4/2",
 		"procid 2 local 0 node 1 step 4/2", "procid 3 local 1 node 1 step 4/2",
 	}
