@@ -49,7 +49,11 @@ func runSrun(cfg config, ntasksArg, nodesArg string, argv []string) int {
 	}
 	m, err := p.recv()
 	if err != nil || m.Kind != "started" {
-		fmt.Fprintf(os.Stderr, "srun: error: the step did not start: %s%v\n", m.Text, err)
+		why := m.Text
+		if err != nil {
+			why = fmt.Sprintf("the coordinator did not answer: %v", err)
+		}
+		fmt.Fprintf(os.Stderr, "srun: error: the step did not start: %s\n", why)
 		return 1
 	}
 	stepEnv(env, m.Step, total, tasks, list)

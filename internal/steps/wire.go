@@ -112,8 +112,11 @@ func greet(c net.Conn, secret []byte, role string, node int) (*peer, error) {
 	p := newPeer(c)
 	_ = c.SetDeadline(time.Now().Add(handshakeWait))
 	ch, err := p.recv()
-	if err != nil || ch.Kind != "challenge" {
-		return nil, fmt.Errorf("steps: no challenge from the coordinator (%v)", err)
+	if err != nil {
+		return nil, fmt.Errorf("steps: challenge: %w", err)
+	}
+	if ch.Kind != "challenge" {
+		return nil, fmt.Errorf("steps: the coordinator said %q, not a challenge", ch.Kind)
 	}
 	if err := p.send(msg{Kind: "hello", Role: role, Node: node, MAC: mac(secret, ch.Nonce)}); err != nil {
 		return nil, fmt.Errorf("steps: hello: %w", err)

@@ -83,8 +83,8 @@ func dial(cfg config, role string, node int) (*peer, error) {
 	for {
 		conn, err := net.DialTimeout("tcp", cfg.addr, 5*time.Second)
 		if err == nil {
-			p, err := greet(conn, cfg.secret, role, node)
-			if err == nil {
+			var p *peer
+			if p, err = greet(conn, cfg.secret, role, node); err == nil {
 				return p, nil
 			}
 			conn.Close()
@@ -93,7 +93,7 @@ func dial(cfg config, role string, node int) (*peer, error) {
 			}
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("could not reach the batch step's coordinator at %s within %s: %v", cfg.addr, cfg.wait, err)
+			return nil, fmt.Errorf("could not reach the batch step's coordinator at %s within %s: %w", cfg.addr, cfg.wait, err)
 		}
 		time.Sleep(200 * time.Millisecond) // the coordinator is starting on the first node
 	}
