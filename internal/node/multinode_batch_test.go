@@ -1,6 +1,7 @@
 package node_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
 // submitBatch submits script as sbatch does a two-node batch job (its
@@ -77,6 +80,19 @@ echo "srun said $?"`)
 	}
 	if d := cmp.Diff(want, batchOutput(t, dir, id)); d != "" {
 		t.Errorf("the -o file (-want +got):\n%s", d)
+	}
+	var secret string
+	err := c.s.DB.Bun.NewSelect().Model((*models.NodeCommand)(nil)).ColumnExpr("payload->'part'->>'step_secret'").
+		Where("job_id = ? AND kind = 'start'", id).Limit(1).Scan(context.Background(), &secret)
+	if err != nil || len(secret) < 32 {
+		t.Fatalf("the job's step secret %q (%v)", secret, err)
+	}
+	_, job := c.s.Do(t, "GET", fmt.Sprintf("/api/v1/jobs/%d", id), c.user, "")
+	shown := map[string]string{"the job": string(job), "part 0's log": c.partLog(t, id, 0).Data, "part 1's log": c.partLog(t, id, 1).Data}
+	for what, text := range shown {
+		if strings.Contains(text, secret) {
+			t.Errorf("%s shows the step secret", what)
+		}
 	}
 }
 
