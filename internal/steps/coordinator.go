@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 )
@@ -88,19 +89,20 @@ func (c *coordinator) serveWorker(p *peer, node int) {
 		}
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	delete(c.workers, node)
-	if c.ending {
-		return
-	}
-	c.lost[node] = true
-	c.notify()
-	for _, r := range c.relays {
-		for _, n := range r.nodes {
-			if n == node {
-				_ = r.srun.send(msg{Kind: "lost", Node: node})
+	var tell []*peer
+	if !c.ending {
+		c.lost[node] = true
+		c.notify()
+		for _, r := range c.relays {
+			if slices.Contains(r.nodes, node) {
+				tell = append(tell, r.srun)
 			}
 		}
+	}
+	c.mu.Unlock()
+	for _, p := range tell {
+		_ = p.send(msg{Kind: "lost", Node: node})
 	}
 }
 
