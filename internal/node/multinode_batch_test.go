@@ -138,11 +138,12 @@ exit $s`)
 	}
 }
 
-// Canceling a batch job ends the tasks srun started on the other node too.
+// Canceling a batch job ends the tasks srun started on the other node too,
+// and what each writes as it stops still reaches the -o file.
 func TestMultiNodeBatchCancelEndsRemoteTasks(t *testing.T) {
 	t.Parallel()
 	c := newTwoNodes(t)
-	id, dir := c.submitBatch(t, `srun sh -c 'echo $$ >"$SLURM_SUBMIT_DIR/pid.$SLURM_PROCID"; exec sleep 600'`)
+	id, dir := c.submitBatch(t, `srun sh -c 'trap "echo task \$SLURM_PROCID saved; exit 0" TERM; echo $$ >"$SLURM_SUBMIT_DIR/pid.$SLURM_PROCID"; while :; do sleep 0.1; done'`)
 	c.waitState(t, id, "running")
 	var pids []int
 	for task := range 2 {
@@ -160,5 +161,27 @@ func TestMultiNodeBatchCancelEndsRemoteTasks(t *testing.T) {
 	c.waitState(t, id, "canceled")
 	for task, pid := range pids {
 		waitFor(t, fmt.Sprintf("task %d (pid %d) gone", task, pid), func() bool { return syscall.Kill(pid, 0) != nil })
+		waitFor(t, fmt.Sprintf("task %d's last line", task), func() bool {
+			return slices.Contains(batchOutput(t, dir, id), fmt.Sprintf("task %d saved", task))
+		})
+	}
+}
+
+// A signal sent to srun alone (not the job's stop) reaches its tasks on
+// every node; srun relays what they write as they stop, and the script
+// goes on.
+func TestMultiNodeBatchSignalToSrun(t *testing.T) {
+	t.Parallel()
+	c := newTwoNodes(t)
+	id, dir := c.submitBatch(t, `srun sh -c 'trap "echo task \$SLURM_PROCID got TERM; exit 0" TERM; touch "up.$SLURM_PROCID"; while :; do sleep 0.1; done' &
+s=$!
+while [ ! -e up.0 ] || [ ! -e up.1 ]; do sleep 0.1; done
+kill $s
+wait $s
+echo "srun ended $?"`)
+	c.waitState(t, id, "completed")
+	want := []string{"srun ended 0", "task 0 got TERM", "task 1 got TERM"}
+	if d := cmp.Diff(want, batchOutput(t, dir, id)); d != "" {
+		t.Errorf("the -o file (-want +got):\n%s", d)
 	}
 }

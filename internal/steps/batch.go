@@ -15,7 +15,8 @@ import (
 // joined, so that none waits for a coordinator gone), it tells the workers
 // they are done and exits with the script's status. Stopped (SIGTERM or
 // SIGINT, which the script's whole process group gets), it waits for the
-// script and tells the workers nothing: their own stop ends them.
+// script and tells the workers nothing: their own stop ends them, and it
+// relays until they have left.
 func runBatch(cfg config, script string) int {
 	_, port, err := net.SplitHostPort(cfg.addr)
 	if err != nil {
@@ -32,7 +33,9 @@ func runBatch(cfg config, script string) int {
 	go c.serve(l)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-	cmd := exec.Command("/bin/sh", "-c", script)
+	// As the node's job wrapper does: the shell exits on SIGTERM only once
+	// the script in the foreground has ended (saving), with its status.
+	cmd := exec.Command("/bin/sh", "-c", "trap 'exit $?' TERM INT\n"+script)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: start the batch script: %v\n", Name, err)
@@ -47,12 +50,15 @@ wait:
 		select {
 		case <-sigs:
 			stopped = true
+			c.stopped.Store(true)
 		case werr = <-ended:
 			break wait
 		}
 	}
 	status := exitStatus(cmd, werr)
-	if !stopped {
+	if stopped {
+		c.drain(10 * time.Minute) // the stop's SIGKILL ends a longer wait
+	} else {
 		c.finish()
 	}
 	return status

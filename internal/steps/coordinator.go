@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,6 +25,7 @@ type coordinator struct {
 	relays  map[int]*relay
 	next    int
 	ending  bool
+	stopped atomic.Bool // the script got the job's stop
 }
 
 // relay is one step: the srun that asked for it and its remote nodes.
@@ -182,7 +184,49 @@ func (c *coordinator) serveSrun(p *peer) {
 		}
 	}
 	for {
-		if _, err := p.recv(); err != nil {
+		m, err := p.recv()
+		if err != nil {
+			return
+		}
+		if m.Kind == "signal" {
+			go c.forwardSignal(p, id, workers)
+		}
+	}
+}
+
+// signalWait is how long a signal an srun got waits before it goes on:
+// long enough for the coordinator to learn that the whole job is being
+// stopped (every node's processes get the stop's signal then, once).
+const signalWait = time.Second
+
+// forwardSignal sends a signal an srun got on to its step's tasks (the
+// workers', and back to the srun for its own), unless the job is being
+// stopped.
+func (c *coordinator) forwardSignal(p *peer, id int, workers map[int]*peer) {
+	time.Sleep(signalWait)
+	if c.stopped.Load() {
+		return
+	}
+	for _, w := range workers {
+		_ = w.send(msg{Kind: "signal", Step: id})
+	}
+	_ = p.send(msg{Kind: "signal", Step: id})
+}
+
+// drain waits (bounded) until the workers connected now have left: after
+// a stop, their tasks' last output still reaches the sruns.
+func (c *coordinator) drain(limit time.Duration) {
+	c.mu.Lock()
+	lefts := make([]chan struct{}, 0, len(c.workers))
+	for n := range c.workers {
+		lefts = append(lefts, c.left[n])
+	}
+	c.mu.Unlock()
+	deadline := time.After(limit)
+	for _, l := range lefts {
+		select {
+		case <-l:
+		case <-deadline:
 			return
 		}
 	}

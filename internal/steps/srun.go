@@ -3,6 +3,7 @@ package steps
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -13,7 +14,11 @@ import (
 // runSrun runs a step of ntasks tasks on the job's first nodes nodes: this
 // node's tasks here, the others' through the coordinator, whose output
 // lands in this srun's own (the batch script's -o file). It exits with the
-// first failing task's status (0 when all succeed).
+// first failing task's status (0 when all succeed). SIGTERM or SIGINT sent
+// to srun alone reaches every task of the step as SIGTERM (the job's stop
+// reaches them itself), and srun goes on relaying until they have ended,
+// so what they write as they stop is kept; an srun killed outright takes
+// the other nodes' tasks along.
 func runSrun(cfg config, ntasksArg, nodesArg string, argv []string) int {
 	ntasks, err1 := strconv.Atoi(ntasksArg)
 	nodes, err2 := strconv.Atoi(nodesArg)
@@ -61,7 +66,12 @@ func runSrun(cfg config, ntasksArg, nodesArg string, argv []string) int {
 	results := make(chan int, total)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-	go func() { <-sigs; p.conn.Close() }() // the coordinator ends the other nodes' tasks
+	go func() { // as Slurm's srun: a signal goes on to every task (see forwardSignal)
+		for range sigs {
+			_ = p.send(msg{Kind: "signal"})
+		}
+	}()
+	var local []*exec.Cmd
 	for i := range tasks[0] {
 		cmd, err := startTask(argv, taskEnv(env, i, i), dir, os.Stdout, os.Stderr)
 		if err != nil {
@@ -69,9 +79,15 @@ func runSrun(cfg config, ntasksArg, nodesArg string, argv []string) int {
 			results <- 127
 			continue
 		}
+		local = append(local, cmd)
 		go func() { results <- taskEnded(i, exitStatus(cmd, cmd.Wait())) }()
 	}
-	go relayRemote(p, tasks, results)
+	signalLocal := func() {
+		for _, cmd := range local {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+		}
+	}
+	go relayRemote(p, tasks, results, signalLocal)
 	status := 0
 	for range total {
 		if code := <-results; code != 0 && status == 0 {
@@ -84,7 +100,7 @@ func runSrun(cfg config, ntasksArg, nodesArg string, argv []string) int {
 // relayRemote writes the other nodes' output to this srun's and sends
 // their tasks' statuses to results; a node lost (or the coordinator)
 // fails its tasks not yet ended.
-func relayRemote(p *peer, tasks []int, results chan<- int) {
+func relayRemote(p *peer, tasks []int, results chan<- int, signalLocal func()) {
 	left := map[int]int{}
 	for n := 1; n < len(tasks); n++ {
 		left[n] = tasks[n]
@@ -125,6 +141,8 @@ func relayRemote(p *peer, tasks []int, results chan<- int) {
 			fail(m.Node, "ended before all its tasks reported")
 		case "lost":
 			fail(m.Node, "left the job's steps")
+		case "signal":
+			signalLocal()
 		}
 	}
 }

@@ -59,6 +59,8 @@ func runWorker(cfg config) int {
 				w.launch(m)
 			case "kill":
 				w.kill(m.Step)
+			case "signal":
+				w.signal(m.Step)
 			case "done":
 				w.kill(-1)
 				w.wg.Wait()
@@ -175,6 +177,15 @@ func (w *worker) kill(step int) {
 			_ = cmd.Process.Signal(syscall.SIGTERM)
 			time.AfterFunc(5*time.Second, func() { _ = cmd.Process.Kill() })
 		}
+	}
+}
+
+// signal sends SIGTERM to the tasks of step, as srun forwards a signal.
+func (w *worker) signal(step int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, cmd := range w.runs[step] {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
 	}
 }
 
