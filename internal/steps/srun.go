@@ -73,7 +73,7 @@ func runSrun(cfg config, ntasksArg, nodesArg string, argv []string) int {
 	}()
 	var local []*exec.Cmd
 	for i := range tasks[0] {
-		cmd, err := startTask(argv, taskEnv(env, i, i), dir, os.Stdout, os.Stderr)
+		cmd, err := startTask(argv, taskEnv(env, i, i), dir, os.Stdin, os.Stdout, os.Stderr)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "srun: error: task %d: %v\n", i, err)
 			results <- 127

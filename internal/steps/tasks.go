@@ -3,6 +3,7 @@ package steps
 import (
 	"bytes"
 	"errors"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -16,26 +17,19 @@ import (
 
 // startTask starts one task of a step: argv, found on env's PATH by a
 // shell (so the PATH the script set holds), in dir, in the caller's
-// process group (so the job's stop reaches it).
-func startTask(argv, env []string, dir string, stdout, stderr any) (*exec.Cmd, error) {
+// process group (so the job's stop reaches it); stdin nil: none.
+func startTask(argv, env []string, dir string, stdin io.Reader, stdout, stderr io.Writer) (*exec.Cmd, error) {
 	cmd := exec.Command("/bin/sh", append([]string{"-c", `exec "$@"`, "srun"}, argv...)...)
 	cmd.Env = env
 	if st, err := os.Stat(dir); err == nil && st.IsDir() {
 		cmd.Dir = dir
 	}
-	cmd.Stdout, cmd.Stderr = writerOf(stdout), writerOf(stderr)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.WaitDelay = 5 * time.Second // a task's children holding its output do not hold the step
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	return cmd, nil
-}
-
-func writerOf(w any) interface{ Write([]byte) (int, error) } {
-	if f, ok := w.(*os.File); ok {
-		return f
-	}
-	return w.(*lineWriter)
 }
 
 // exitStatus is a task's status as a shell tells it: its exit code, or

@@ -133,7 +133,7 @@ func (w *worker) launch(m msg) {
 		id := first + i
 		out := &lineWriter{emit: func(b []byte) { _ = w.p.send(msg{Kind: "out", Step: m.Step, Stream: 1, Data: b}) }}
 		errw := &lineWriter{emit: func(b []byte) { _ = w.p.send(msg{Kind: "out", Step: m.Step, Stream: 2, Data: b}) }}
-		cmd, err := startTask(m.Argv, taskEnv(env, id, i), m.Dir, out, errw)
+		cmd, err := startTask(m.Argv, taskEnv(env, id, i), m.Dir, nil, out, errw)
 		if err == nil {
 			w.mu.Lock()
 			w.runs[m.Step][id] = cmd
