@@ -98,14 +98,15 @@ echo "srun said $?"`)
 
 // srun --ntasks-per-node 2 runs four tasks, two on each node, each with a
 // PROCID of its own; srun -N1 and srun -n1 run on the first node only;
-// sruns at once (srun a & srun b & wait) each run their own step.
+// sruns at once (srun a & srun b & wait) each run their own step, and
+// srun --export=ALL,NAME=VALUE sets NAME on every node.
 func TestMultiNodeBatchTasksPerNode(t *testing.T) {
 	t.Parallel()
 	c := newTwoNodes(t)
 	id, dir := c.submitBatch(t, `srun --ntasks-per-node 2 sh -c 'echo "procid $SLURM_PROCID local $SLURM_LOCALID node $SLURM_NODEID step $SLURM_STEP_NUM_TASKS/$SLURM_STEP_NUM_NODES"'
 srun -N1 sh -c 'echo "alone on $SLURMD_NODENAME"'
 srun -n1 sh -c 'echo "one task on $SLURMD_NODENAME"'
-srun sh -c 'echo "a $SLURM_PROCID"' & srun sh -c 'echo "b $SLURM_PROCID"' & wait`)
+srun --export=ALL,TAG=a sh -c 'echo "$TAG $SLURM_PROCID"' & srun sh -c 'echo "b $SLURM_PROCID"' & wait`)
 	c.waitState(t, id, "completed")
 	want := []string{
 		"a 0", "a 1", "alone on mn-a", "b 0", "b 1", "one task on mn-a",
