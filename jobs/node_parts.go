@@ -2,6 +2,8 @@ package jobs
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -43,7 +45,11 @@ func setGPUs(s *api.StartJob, gpus []models.JobGPU) {
 
 // handParts queues the first part's start of a job placed on several nodes.
 func handParts(ctx context.Context, tx *models.Tx, j *models.Job, start api.StartJob, groups [][]models.JobGPU, now time.Time) (models.Handover, error) {
-	part := &api.JobPart{}
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return models.Handover{}, fmt.Errorf("jobs: step secret of job %d: %w", j.ID, err)
+	}
+	part := &api.JobPart{StepSecret: hex.EncodeToString(secret)}
 	for _, g := range groups {
 		part.Nodes = append(part.Nodes, g[0].NodeName)
 		part.NodeIDs = append(part.NodeIDs, g[0].NodeID)
@@ -98,7 +104,7 @@ func answerPartStart(ctx context.Context, lc *models.Lifecycle, tx *models.Tx, j
 		return fmt.Errorf("jobs: start command %d: not a part (%v)", c.ID, err)
 	}
 	if p.Rank == 0 {
-		s.Part.RunID, s.Part.MasterAddr, s.Part.MasterPort = c.ID, res.MasterAddr, res.MasterPort
+		s.Part.RunID, s.Part.MasterAddr, s.Part.MasterPort, s.Part.StepPort = c.ID, res.MasterAddr, res.MasterPort, res.StepPort
 	}
 	s.Part.Rank = next
 	gpus, err := models.JobGPUs(ctx, tx, j.ID)

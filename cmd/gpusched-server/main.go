@@ -9,10 +9,13 @@ import (
 	// and knows every zone even where the system has no zoneinfo.
 	_ "time/tzdata"
 
+	"os"
+
 	"github.com/spf13/cobra"
 
 	"github.com/gpuscheduler/gpuscheduler/internal/cli"
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
+	"github.com/gpuscheduler/gpuscheduler/internal/steps"
 )
 
 // Build facts, set with -ldflags "-X main.version=… -X main.commit=… -X main.buildDate=…"
@@ -23,7 +26,12 @@ var (
 	buildDate = "unknown"
 )
 
-func main() { cli.Main(newRootCmd()) }
+func main() {
+	if steps.IsStep(os.Args[0]) { // a multi-node batch job's steps (the node agent links it so)
+		os.Exit(steps.Main(os.Args[1:]))
+	}
+	cli.Main(newRootCmd())
+}
 
 // newRootCmd is the client's root command with the server commands.
 func newRootCmd() *cobra.Command {

@@ -23,6 +23,13 @@ type JobPart struct {
 	// the first part's own start, whose agent fills them in.
 	MasterAddr string `json:"master_addr,omitempty"`
 	MasterPort int    `json:"master_port,omitempty"`
+	// StepPort is where the first part of a multi-node batch job serves
+	// the steps of its script (its agent chooses it, as MasterPort), and
+	// StepSecret what the parts prove to each other that they belong to
+	// the job: the control plane makes it, only the job's parts get it,
+	// and it is never shown.
+	StepPort   int    `json:"step_port,omitempty"`
+	StepSecret string `json:"step_secret,omitempty"`
 }
 
 // Env is what the part's run sees of the job's other parts: MASTER_ADDR,

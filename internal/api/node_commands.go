@@ -72,6 +72,9 @@ type CommandResult struct {
 	// chose, which the other parts are started with.
 	MasterAddr string `json:"master_addr,omitempty"`
 	MasterPort int    `json:"master_port,omitempty"`
+	// StepPort is where the first part of a multi-node batch job serves
+	// its script's steps (srun) to the other parts.
+	StepPort int `json:"step_port,omitempty"`
 }
 
 // JobExit reports how the run of a start command ended.

@@ -171,6 +171,9 @@ func (o *sbatchOpts) request(in sbatchInput, ask gpuAsk) (api.SubmitRequest, []s
 	warnings = append(warnings, w...)
 	env["SLURM_SUBMIT_DIR"] = in.cwd
 	env["SLURM_NTASKS"] = strconv.Itoa(o.taskCount())
+	if o.ntasksPerNode > 0 {
+		env["SLURM_NTASKS_PER_NODE"] = strconv.Itoa(o.ntasksPerNode) // as Slurm sets it
+	}
 	if o.cpusPerTask > 0 {
 		env["SLURM_CPUS_PER_TASK"] = strconv.Itoa(o.cpusPerTask)
 	}

@@ -94,8 +94,11 @@ func interpreter(script string) []string {
 // script's text to a private temporary file on the node, sends output to
 // the files the agent named in GPUSCHED_STDOUT and GPUSCHED_STDERR (their
 // % patterns already expanded; stderr joins stdout when only that is
-// given; the first part of a multi-node job truncates them, every part
-// appends), and runs the script with its interpreter and arguments.
+// given; the first part truncates them and appends), and runs the script
+// with its interpreter and arguments. In a multi-node job the script runs
+// once, on the first node, as in Slurm (the node agent runs a worker for
+// srun on the others); an agent that predates that runs it on every node,
+// each appending.
 func batchCommand(script string, args []string) string {
 	run := append(interpreter(script), `"$f"`)
 	for _, a := range args {
@@ -105,9 +108,8 @@ func batchCommand(script string, args []string) string {
 		`f=$(mktemp "${TMPDIR:-/tmp}/sbatch.XXXXXX") || exit 1`,
 		`printf '%s' ` + shellJoin([]string{script}) + ` >"$f" || exit 1`,
 		`chmod 700 "$f"`,
-		// The first part truncates, then every part appends (a multi-node
-		// job's parts share the files when the folder is shared, as the
-		// tasks of Slurm's srun share the job's output).
+		// The first part truncates, then appends (where every part runs
+		// the script, they share the files when the folder is shared).
 		`first() { [ "${GPUSCHED_NODE_RANK:-0}" != 0 ] || : >"$1"; }`,
 		`if [ -n "${GPUSCHED_STDOUT-}" ]; then first "$GPUSCHED_STDOUT" && exec >>"$GPUSCHED_STDOUT" || exit 1; [ -n "${GPUSCHED_STDERR-}" ] || exec 2>&1; fi`,
 		`if [ -n "${GPUSCHED_STDERR-}" ]; then first "$GPUSCHED_STDERR" && exec 2>>"$GPUSCHED_STDERR" || exit 1; fi`,

@@ -128,7 +128,7 @@ python train.py
 srun torchrun train.py
 `,
 			want: func(s string) api.SubmitRequest {
-				return base(s, 16, map[string]string{"SLURM_NTASKS": "16"}, func(r *api.SubmitRequest) {
+				return base(s, 16, map[string]string{"SLURM_NTASKS": "16", "SLURM_NTASKS_PER_NODE": "8"}, func(r *api.SubmitRequest) {
 					r.AllowMultiNode, r.Nodes, r.Workdir, r.TimeLimit = true, 2, "/home/ada/proj/runs/a", api.MaxSeconds
 				})
 			},

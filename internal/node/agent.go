@@ -37,6 +37,11 @@ type Agent struct {
 	// StateDir keeps a record of every job the agent runs, its output and
 	// exit status, so that a restarted agent finds its jobs again.
 	StateDir string
+	// StepProgram is the binary that runs a multi-node batch job's steps
+	// (the batch script's coordinator on the first node, a worker on each
+	// other, srun's multi-node steps) when run as gpusched-step; every
+	// job's user must be able to run it. Empty: the agent's own binary.
+	StepProgram string
 	// UserMap maps job owners' emails to Unix users, over the users' own
 	// unix_user; it matters only when the agent runs as root.
 	UserMap map[string]string
@@ -140,7 +145,7 @@ func (a *Agent) startRunner(ctx context.Context) error {
 	work, _ := a.GPUs.(gpu.Workloads)
 	r := &runner{ctx: ctx, files: runFiles{dir: dir}, procfs: procs, logger: a.Logger, work: work,
 		mapping: a.UserMap, asSelf: a.RunAsSelf, report: agentReporter{a}, runs: map[int64]*run{},
-		host: a.Hostname, slots: a.offeredSlots, mps: a.MPS, addr: a.Address, sessions: &a.sessions}
+		host: a.Hostname, slots: a.offeredSlots, mps: a.MPS, addr: a.Address, sessions: &a.sessions, stepProgram: a.StepProgram}
 	a.runs.Store(r)
 	return r.reattach()
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/internal/apiclient"
 	"github.com/gpuscheduler/gpuscheduler/internal/gpu"
 	"github.com/gpuscheduler/gpuscheduler/internal/node"
+	"github.com/gpuscheduler/gpuscheduler/internal/steps"
 	"github.com/gpuscheduler/gpuscheduler/internal/testkit/testserver"
 	"github.com/gpuscheduler/gpuscheduler/jobs"
 	"github.com/gpuscheduler/gpuscheduler/models"
@@ -29,6 +30,9 @@ import (
 const rendezvousEnv = "GPUSCHED_TEST_RENDEZVOUS"
 
 func init() {
+	if steps.IsStep(os.Args[0]) { // a multi-node batch job's steps, through the helper
+		os.Exit(steps.Main(os.Args[1:]))
+	}
 	if os.Getenv(rendezvousEnv) != "" {
 		os.Exit(rendezvous())
 	}
@@ -131,7 +135,7 @@ func newTwoNodes(t *testing.T) *twoNodes {
 		state := filepath.Join(dir, name)
 		c.states[i] = state
 		a := &node.Agent{Client: apiclient.New(s.URL, ntok), GPUs: gpu.NewFake(t.Name()+name, spec), Hostname: name,
-			Address: "127.0.0.1", Version: "test", Logger: s.Logger.With("agent", name), Interval: time.Second, StateDir: state}
+			Address: "127.0.0.1", Version: "test", Logger: s.Logger.With("agent", name), Interval: time.Second, StateDir: state, StepProgram: c.helper}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { _ = a.Run(ctx); close(done) }()

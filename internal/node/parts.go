@@ -24,6 +24,11 @@ func rendezvous(p *api.JobPart, addr string) error {
 		return fmt.Errorf("node: choose a rendezvous port: %w", err)
 	}
 	p.MasterAddr, p.MasterPort = addr, port
+	if p.StepSecret != "" {
+		if p.StepPort, err = freePort(); err != nil {
+			return fmt.Errorf("node: choose a step port: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -40,6 +45,6 @@ func freePort() (int, error) {
 // partResult adds where the first part listens to its start's answer.
 func partResult(res *api.CommandResult, p *api.JobPart) {
 	if p != nil && p.Rank == 0 {
-		res.MasterAddr, res.MasterPort = p.MasterAddr, p.MasterPort
+		res.MasterAddr, res.MasterPort, res.StepPort = p.MasterAddr, p.MasterPort, p.StepPort
 	}
 }

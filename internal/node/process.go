@@ -50,7 +50,7 @@ const wrapperName = "gpusched-job"
 
 // startProcess starts s's command for run id in its own process group as
 // who, its output appended to the run's log file; host is the node's name.
-func startProcess(files runFiles, id int64, s *api.StartJob, who identity, host string) (*exec.Cmd, error) {
+func startProcess(files runFiles, id int64, s *api.StartJob, who identity, host, stepProgram string) (*exec.Cmd, error) {
 	dir := s.Workdir
 	if dir == "" {
 		dir = who.home
@@ -75,6 +75,11 @@ func startProcess(files runFiles, id int64, s *api.StartJob, who identity, host 
 	bin, err := writeShims(files.bin(id))
 	if err != nil {
 		return nil, err
+	}
+	if batchSteps(s) {
+		if s, err = withSteps(files, id, s, who, stepProgram, bin); err != nil {
+			return nil, err
+		}
 	}
 	cmd := exec.Command("/bin/sh", "-c", wrapper, wrapperName, s.Command, files.exit(id))
 	cmd.Dir = dir

@@ -29,6 +29,7 @@ type record struct {
 	// listens, as this agent chose.
 	MasterAddr string `json:"master_addr,omitempty"`
 	MasterPort int    `json:"master_port,omitempty"`
+	StepPort   int    `json:"step_port,omitempty"` // the batch steps' port (slurm_steps.go)
 	// Session and SessionPort are an interactive session's server and its
 	// loopback port, so that a restarted agent serves it again.
 	Session     *api.SessionStart `json:"session,omitempty"`
@@ -46,6 +47,10 @@ func (f runFiles) exit(id int64) string   { return filepath.Join(f.dir, fmt.Spri
 // bin is the run's folder of Slurm commands (srun, scontrol), first on
 // its PATH.
 func (f runFiles) bin(id int64) string { return filepath.Join(f.dir, fmt.Sprintf("%d.bin", id)) }
+
+// key holds a multi-node batch job's step secret, which only the job's
+// user may read.
+func (f runFiles) key(id int64) string { return filepath.Join(f.dir, fmt.Sprintf("%d.key", id)) }
 
 // save writes rec atomically.
 func (f runFiles) save(rec record) error {
@@ -98,7 +103,7 @@ func (f runFiles) exitCode(id int64) (code int, ok bool) {
 // remove deletes every file of run id.
 func (f runFiles) remove(id int64) error {
 	var errs []error
-	for _, p := range []string{f.record(id), f.log(id), f.exit(id)} {
+	for _, p := range []string{f.record(id), f.log(id), f.exit(id), f.key(id)} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}

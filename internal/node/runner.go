@@ -31,6 +31,9 @@ type runner struct {
 	slots func() map[string]slot
 	mps   bool
 	addr  string // where other nodes reach this one (a multi-node job's MASTER_ADDR)
+	// stepProgram is the binary that runs a multi-node batch job's steps
+	// (slurm_steps.go).
+	stepProgram string
 	// sessions are the interactive sessions' servers among the runs.
 	sessions *sessionBook
 
@@ -61,8 +64,8 @@ func (r *runner) start(id int64, s *api.StartJob) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if rn, ok := r.runs[id]; ok {
-		if s.Part != nil && rn.rec.MasterPort != 0 { // the answer says the same port again
-			s.Part.MasterAddr, s.Part.MasterPort = rn.rec.MasterAddr, rn.rec.MasterPort
+		if s.Part != nil && rn.rec.MasterPort != 0 { // the answer says the same ports again
+			s.Part.MasterAddr, s.Part.MasterPort, s.Part.StepPort = rn.rec.MasterAddr, rn.rec.MasterPort, rn.rec.StepPort
 		}
 		return rn.rec.PID, nil
 	}
@@ -78,7 +81,7 @@ func (r *runner) start(id int64, s *api.StartJob) (int, error) {
 	}
 	rec := record{CommandID: id, JobID: s.JobID, User: who.name, GPUs: s.GPUs, UUIDs: s.GPUUUIDs, StartedAt: time.Now()}
 	if s.Part != nil {
-		rec.MasterAddr, rec.MasterPort = s.Part.MasterAddr, s.Part.MasterPort
+		rec.MasterAddr, rec.MasterPort, rec.StepPort = s.Part.MasterAddr, s.Part.MasterPort, s.Part.StepPort
 	}
 	if s.Session != nil {
 		if rec.SessionPort, err = freeLoopbackPort(); err != nil {
@@ -90,7 +93,7 @@ func (r *runner) start(id int64, s *api.StartJob) (int, error) {
 	if err := r.files.save(rec); err != nil { // before the start: a crash now means lost, never twice
 		return 0, err
 	}
-	cmd, err := startProcess(r.files, id, s, who, r.host)
+	cmd, err := startProcess(r.files, id, s, who, r.host, r.stepProgram)
 	if err != nil {
 		_ = r.files.remove(id)
 		return 0, err

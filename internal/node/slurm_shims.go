@@ -9,9 +9,10 @@ import (
 
 // The Slurm commands a batch script calls inside its job, as small shell
 // scripts on the job's PATH (a folder of its own per run): srun runs its
-// command once per task of the step on this node (every part of a
-// multi-node job runs the script, so each runs its own tasks), and
-// scontrol show hostnames expands a node list.
+// command once per task of the step on this node, and, in a multi-node
+// batch job (whose script runs once, on the first node), hands a step on
+// several nodes to gpusched-step (slurm_steps.go); scontrol show hostnames
+// expands a node list.
 var (
 	//go:embed shims/srun
 	srunShim []byte

@@ -68,13 +68,15 @@ func TestSrun(t *testing.T) {
 		want string
 		rc   int
 	}{
-		"one task per node":         {env: []string{"SLURM_NNODES=2", "SLURM_NODEID=1", "SLURM_NTASKS=2"}, want: "1/0/2\n"},
-		"the job's tasks":           {env: []string{"SLURM_NNODES=2", "SLURM_NODEID=1", "SLURM_NTASKS=16"}, want: "10/2/16\n11/3/16\n12/4/16\n13/5/16\n14/6/16\n15/7/16\n8/0/16\n9/1/16\n"},
-		"ntasks-per-node, ignored":  {env: []string{"SLURM_NNODES=2", "SLURM_NODEID=0"}, args: []string{"--ntasks-per-node=2", "-l", "--gpus", "8", "--export=ALL"}, want: "0/0/4\n1/1/4\n"},
-		"uneven -n":                 {env: []string{"SLURM_NNODES=2", "SLURM_NODEID=1"}, args: []string{"-n", "3"}, want: "2/0/3\n"},
-		"a node outside the step":   {env: []string{"SLURM_NNODES=2", "SLURM_NODEID=1"}, args: []string{"-N1"}, want: ""},
-		"one node, no job counts":   {want: "0/0/1\n"},
-		"a failing task fails srun": {env: []string{"SLURM_NNODES=1", "SLURM_NODEID=0", "SLURM_NTASKS=3", "FAIL_TASK=1"}, want: "0/0/3\n1/1/3\n2/2/3\n", rc: 3},
+		"one task per node":          {env: []string{"SLURM_NNODES=2", "SLURM_NODEID=1", "SLURM_NTASKS=2"}, want: "1/0/2\n"},
+		"the job's tasks":            {env: []string{"SLURM_NNODES=2", "SLURM_NODEID=1", "SLURM_NTASKS=16"}, want: "10/2/16\n11/3/16\n12/4/16\n13/5/16\n14/6/16\n15/7/16\n8/0/16\n9/1/16\n"},
+		"ntasks-per-node, ignored":   {env: []string{"SLURM_NNODES=2", "SLURM_NODEID=0"}, args: []string{"--ntasks-per-node=2", "-l", "--gpus", "8", "--export=ALL"}, want: "0/0/4\n1/1/4\n"},
+		"uneven -n":                  {env: []string{"SLURM_NNODES=2", "SLURM_NODEID=1"}, args: []string{"-n", "3"}, want: "2/0/3\n"},
+		"a node outside the step":    {env: []string{"SLURM_NNODES=2", "SLURM_NODEID=1"}, args: []string{"-N1"}, want: ""},
+		"one node, no job counts":    {want: "0/0/1\n"},
+		"-n alone, fewer than nodes": {env: []string{"SLURM_NNODES=2", "SLURM_NODEID=1"}, args: []string{"-n", "1"}, want: ""},
+		"--export sets variables":    {env: []string{"SLURM_NNODES=1", "SLURM_NODEID=0"}, args: []string{"--export=ALL,FAIL_TASK=0"}, want: "0/0/1\n", rc: 3},
+		"a failing task fails srun":  {env: []string{"SLURM_NNODES=1", "SLURM_NODEID=0", "SLURM_NTASKS=3", "FAIL_TASK=1"}, want: "0/0/3\n1/1/3\n2/2/3\n", rc: 3},
 	}
 	script := `echo $SLURM_PROCID/$SLURM_LOCALID/$SLURM_NTASKS; [ "$SLURM_PROCID" != "$FAIL_TASK" ]  || exit 3`
 	for name, tc := range tests {
