@@ -38,6 +38,7 @@ func (s *simulator) schedJob(i int) scheduler.Job {
 		Checkpoint: j.Checkpoint, AttainedGPUSeconds: r.attained, Learned: j.Learned, GPUShare: j.GPUShare,
 	}
 	sj.TimeLimit = j.TimeLimit
+	sj.ArrayID, sj.ArrayMaxRunning = j.ArrayID, j.ArrayMaxRunning
 	sj.WaitsFor = s.waitsFor(j)
 	if s.steer != nil {
 		sj.JobType = JobType(j)

@@ -56,6 +56,14 @@ type Job struct {
 	// starts, as Slurm's afterok: a pipeline's earlier steps. A job whose
 	// dependency timed out or was dropped is dropped too.
 	After []int64
+	// ArrayID is the array the job is a task of, as the core keys it
+	// (scheduler.Job.ArrayID): the ID of the array's first task in the
+	// replay; 0 none.
+	ArrayID int64
+	// ArrayMaxRunning is the array's %N, Slurm's limit on how many of its
+	// tasks hold GPUs at once: the core holds a task while N run
+	// (scheduler.ReasonArrayLimit); 0 none.
+	ArrayMaxRunning int
 	// TimeLimit is the job's limit: a run that would take longer is
 	// stopped there and the job ends timed out (0: none). The core plans
 	// on it when the job announces no estimate.
