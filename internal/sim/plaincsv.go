@@ -12,14 +12,18 @@ import (
 )
 
 // ReadCSV reads our plain trace format: a header, then
-// id,user,submit_s,duration_s,gpus[,priority][,estimate_s][,time_limit_s][,after]
+// id,user,submit_s,duration_s,gpus[,priority][,estimate_s][,time_limit_s][,after][,array][,array_max_running]
 // (columns found by header name). user is any name; priority is 1–4 or
 // low, normal, high, critical (empty: normal); estimate_s is the runtime
 // the user announces (empty: the exact duration); time_limit_s the job's
 // limit (empty: none); after the ids of earlier rows that must complete
 // before it starts, separated by spaces or semicolons (a pipeline: Slurm's
-// afterok). Every bad value is an error naming its line and column:
-// nothing is skipped silently.
+// afterok), or the name of an earlier array: all its tasks. array is the
+// name of the job array the row is a task of (empty: none), shared by its
+// tasks; array_max_running the array's %N, how many of its tasks may run
+// at once (a whole number, "%3" too; empty or 0: no limit). Every bad
+// value is an error naming its line and column: nothing is skipped
+// silently.
 func ReadCSV(r io.Reader, file string) (*Trace, error) {
 	t, err := openTable(r, file, "id", "user", "submit_s", "duration_s", "gpus")
 	if err != nil {
@@ -27,6 +31,7 @@ func ReadCSV(r io.Reader, file string) (*Trace, error) {
 	}
 	tr := &Trace{File: file, Format: FormatCSV, Users: []string{""}}
 	userIDs, jobIDs := map[string]int64{}, map[string]int64{}
+	var arrays csvArrays
 	for {
 		more, err := t.next()
 		if err != nil {
@@ -72,18 +77,32 @@ func ReadCSV(r io.Reader, file string) (*Trace, error) {
 			}
 		}
 		for _, name := range strings.FieldsFunc(t.str("after"), func(r rune) bool { return r == ';' || r == ' ' }) {
-			id, ok := jobIDs[name]
-			if !ok {
-				return nil, t.errAt("after", fmt.Errorf("%q is not the id of an earlier row", name))
+			id, isRow := jobIDs[name]
+			_, isArray := arrays.byName[name]
+			switch {
+			case isRow && isArray:
+				return nil, t.errAt("after", fmt.Errorf("%q is both the id of an earlier row and an array's name", name))
+			case isRow:
+				j.After = append(j.After, id)
+			case isArray:
+				j.After = append(j.After, arrays.waitFor(t, name)...)
+			default:
+				return nil, t.errAt("after", fmt.Errorf("%q is not the id of an earlier row nor the name of an earlier array", name))
 			}
-			j.After = append(j.After, id)
+		}
+		if err := arrays.read(t, &j); err != nil {
+			return nil, err
 		}
 		if _, dup := jobIDs[j.Name]; !dup {
 			jobIDs[j.Name] = j.ID
 		}
 		tr.Jobs = append(tr.Jobs, j)
 	}
+	arrays.apply(tr.Jobs)
 	tr.Notes = append(tr.Notes, fmt.Sprintf("%d users named in the trace", len(tr.Users)-1))
+	if n := arrays.note(); n != "" {
+		tr.Notes = append(tr.Notes, n)
+	}
 	return tr, nil
 }
 
