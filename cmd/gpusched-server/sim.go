@@ -54,7 +54,10 @@ user's mean bounded slowdown (JCT / max(runtime, 10s), at least 1); 1 is equal t
 Traces: alibaba-openb (Alibaba cluster-trace-gpu-v2023 pods: CPU-only pods and pods that
 never ran are skipped; a fractional GPU counts as 1 whole GPU, one MIG slice with --mig; qos LS/Guaranteed -> high,
 Burstable -> normal, BE -> low priority; users hashed from the pod name), tiresias (users
-hashed from job_id), csv (id,user,submit_s,duration_s,gpus[,priority][,estimate_s]).
+hashed from job_id), csv (id,user,submit_s,duration_s,gpus[,priority][,estimate_s]
+[,time_limit_s][,after][,array][,array_max_running]: after lists ids of earlier rows or an
+earlier array's name, separated by spaces or ';'; rows sharing an array name are one array's
+tasks, array_max_running its %N, how many of them may run at once, as Slurm's --array=0-9%3).
 The format is detected from the header when --format is not given.
 
 Arrival times are scaled so that the offered load, sum(gpus x runtime) / (cluster GPUs x

@@ -14,7 +14,7 @@ import (
 const (
 	FormatAlibaba  = "alibaba-openb" // Alibaba cluster-trace-gpu-v2023 "openb" pods
 	FormatTiresias = "tiresias"      // the Tiresias (NSDI'19) simulator's job trace
-	FormatCSV      = "csv"           // our plain CSV: id,user,submit_s,duration_s,gpus[,priority][,estimate_s]
+	FormatCSV      = "csv"           // our plain CSV: id,user,submit_s,duration_s,gpus[,…] (see ReadCSV)
 )
 
 // Formats lists the trace formats, for help texts.
