@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"pgregory.net/rapid"
 )
 
 // arrayTasks is an array of n one-GPU tasks of runtime each, IDs from
@@ -100,4 +102,68 @@ func TestReplayArrayLimit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Property: under every policy, on a random workload of arrays (with and
+// without %N, some behind a dependency) beside plain jobs, every job
+// completes, no array ever has more than N tasks running, and no task
+// starts before its dependency completed. The runs checked are each job's
+// last (a preempted run leaves no record), so under policies that preempt
+// the check on N covers the runs that completed.
+func TestReplayArrayLimitProperty(t *testing.T) {
+	t.Parallel()
+	ps, err := Policies(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		var jobs []Job
+		limits := map[int64]int{}
+		next := func() int64 { return int64(len(jobs) + 1) }
+		sec := func(lo, hi int, label string) time.Duration {
+			return time.Duration(rapid.IntRange(lo, hi).Draw(t, label)) * time.Second
+		}
+		for range rapid.IntRange(1, 6).Draw(t, "groups") {
+			submit := sec(0, 600, "submit")
+			if rapid.Bool().Draw(t, "plain") {
+				jobs = append(jobs, Job{ID: next(), User: int64(rapid.IntRange(1, 3).Draw(t, "user")), Submit: submit,
+					Runtime: sec(1, 900, "runtime"), GPUs: rapid.IntRange(1, 8).Draw(t, "gpus"),
+					Priority: rapid.IntRange(1, 4).Draw(t, "priority")})
+				continue
+			}
+			var after []int64
+			if len(jobs) > 0 && rapid.Bool().Draw(t, "after") {
+				after = []int64{int64(rapid.IntRange(1, len(jobs)).Draw(t, "dependency"))}
+			}
+			first, limit := next(), rapid.IntRange(0, 4).Draw(t, "limit")
+			limits[first] = limit
+			for _, task := range arrayTasks(first, rapid.IntRange(1, 12).Draw(t, "tasks"), limit, 0, submit, after...) {
+				task.Runtime = sec(1, 900, "task runtime")
+				task.GPUs = rapid.IntRange(1, 2).Draw(t, "task gpus")
+				jobs = append(jobs, task)
+			}
+		}
+		w := &Workload{Jobs: jobs, Cluster: Cluster{Nodes: rapid.IntRange(1, 2).Draw(t, "nodes"), GPUsPerNode: 8, Model: "H100"}, Scale: 1}
+		for _, p := range ps {
+			r, err := Run(w, p.Config)
+			if err != nil {
+				t.Fatalf("%s: %v", p.Name, err)
+			}
+			for _, rec := range r.Records {
+				if !rec.Done {
+					t.Fatalf("%s: job %d did not complete: %+v", p.Name, rec.Job.ID, rec)
+				}
+				for _, d := range rec.Job.After {
+					if end := r.Records[d-1].End; rec.FirstStart < end {
+						t.Fatalf("%s: job %d started at %s, before job %d completed at %s", p.Name, rec.Job.ID, rec.FirstStart, d, end)
+					}
+				}
+			}
+			for id, limit := range limits {
+				if got := peakRunning(r.Records, id); limit > 0 && got > limit {
+					t.Fatalf("%s: array %d ran %d tasks at once, %%%d", p.Name, id, got, limit)
+				}
+			}
+		}
+	})
 }
