@@ -191,6 +191,8 @@ func TestRayLostAnswerIsNotASecondJob(t *testing.T) {
 	e.fake.LoseNextAnswers(1)
 	id := e.submit(t, 1, "python train.py")
 	waitFor(t, "job handed to Ray", func() bool { return e.job(t, id).State == models.JobAllocating })
+	// The job is allocating from the first attempt on; the retry follows.
+	waitFor(t, "the retry of the lost submission", func() bool { return e.submissions() >= 2 })
 	if n := e.submissions(); n != 2 {
 		t.Errorf("%d submission attempts, want 2 (answer lost, then already exists)", n)
 	}

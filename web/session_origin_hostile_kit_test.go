@@ -90,6 +90,16 @@ func (o *originFixture) session(who int) int64 {
 		ID int64 `json:"id"`
 	}
 	mustJSON(o.t, b, &out)
+	// Let the scheduler place it and dispatch its start before the caller
+	// fingerprints the database: that write is the scheduler's, not the
+	// requests'.
+	if !eventually(30*time.Second, func() bool {
+		var sent int
+		err := o.s.DB.Pool.QueryRow(o.t.Context(), `SELECT count(*) FROM node_commands WHERE job_id = $1 AND kind = 'start'`, out.ID).Scan(&sent)
+		return err == nil && sent > 0
+	}) {
+		o.t.Fatalf("session %d was never placed and sent to its node", out.ID)
+	}
 	return out.ID
 }
 
