@@ -40,6 +40,9 @@ func (p *pass) initQuotas() {
 			continue
 		}
 		n := max(0, bk.b.GPUCount-bk.ownUsed)
+		if bk.b.GPUShare > 0 { // part of one GPU, as a share job counts
+			n = max(0, 1-min(bk.ownUsed, 1))
+		}
 		p.charge(p.users, bk.b.UserID, n, bk.end)
 		if bk.b.TeamID != 0 {
 			p.charge(p.teams, bk.b.TeamID, n, bk.end)
