@@ -53,8 +53,9 @@ func liveBookings(q *bun.SelectQuery) *bun.SelectQuery {
 func bookingRows(db bun.IDB) *bun.SelectQuery {
 	return db.NewSelect().Model((*Booking)(nil)).ColumnExpr("booking.*").ColumnExpr("u.email AS owner_email").
 		ColumnExpr("ARRAY(SELECT bg.gpu_id FROM booking_gpus bg WHERE bg.booking_id = booking.id ORDER BY bg.gpu_id) AS gpu_ids").
-		ColumnExpr(`ARRAY(SELECT n.name || ':' || g.idx || CASE WHEN g.profile <> '' THEN '/' || g.profile ELSE '' END FROM booking_gpus bg JOIN gpus g ON g.id = bg.gpu_id JOIN nodes n ON n.id = g.node_id
-WHERE bg.booking_id = booking.id ORDER BY bg.gpu_id) AS gpu_names`).
+		ColumnExpr(`ARRAY(SELECT x.name FROM (SELECT n.name || ':' || g.idx || CASE WHEN g.profile <> '' THEN '/' || g.profile ELSE '' END AS name, min(bg.gpu_id) AS first
+FROM booking_gpus bg JOIN gpus g ON g.id = bg.gpu_id JOIN nodes n ON n.id = g.node_id
+WHERE bg.booking_id = booking.id GROUP BY n.name, g.idx, g.profile, CASE WHEN g.kind = 'share' THEN 0 ELSE g.id END) x ORDER BY x.first) AS gpu_names`).
 		Join("JOIN users AS u ON u.id = booking.user_id")
 }
 
