@@ -129,14 +129,18 @@ type BookableGPU struct {
 	Index    int    `bun:"idx"`
 	Model    string `bun:"model"`
 	Profile  string `bun:"profile"` // a MIG device's ("1g.10gb"); "" for a whole GPU
+	// Ways is, for a slot of a shared GPU (kind share), how many slots the
+	// GPU is shared into; 0 for any other device.
+	Ways int `bun:"ways"`
 }
 
 // ListBookableGPUs returns the present GPUs by node name and index.
 func ListBookableGPUs(ctx context.Context, db bun.IDB) ([]BookableGPU, error) {
 	var out []BookableGPU
 	err := db.NewSelect().TableExpr("gpus AS g").Join("JOIN nodes AS n ON n.id = g.node_id").
-		ColumnExpr("g.id, g.node_id, n.name AS node_name, g.idx, g.model, g.profile").Where("g.present").
-		OrderExpr("n.name, g.idx").Scan(ctx, &out)
+		ColumnExpr("g.id, g.node_id, n.name AS node_name, g.idx, g.model, g.profile").
+		ColumnExpr("CASE WHEN g.kind = 'share' THEN g.parent_slices ELSE 0 END AS ways").Where("g.present").
+		OrderExpr("n.name, g.idx, g.id").Scan(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("models: bookable GPUs: %w", err)
 	}
