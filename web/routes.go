@@ -92,6 +92,7 @@ func (s *Server) routes(o Options) {
 	admin.PUT("/orchestrator/policies", h.OrchestratorPutPolicies)
 	admin.POST("/cluster/nodes/:name/drain", h.NodeDrain)
 	admin.POST("/cluster/nodes/:name/undrain", h.NodeUndrain)
+	admin.PUT("/cluster/nodes/:name/mig-layout", h.NodeMIGLayoutPut)
 	admin.GET("/holds/stats", h.HoldsStats)
 	// Sessions: an admin signs a user out of every browser.
 	admin.DELETE("/users/:id/sessions", h.UserSessionsEnd)
