@@ -236,20 +236,21 @@ func authzRows() map[string]authzRow {
 		"GET /api/v1/usage/accounting": {want: user(200)},
 
 		// Admin pages.
-		"GET /admin":                      {want: [4]int{303, 403, 403, 303}},
-		"GET /admin/users":                {want: adminPage(200)},
-		"POST /admin/users/:id":           {req: (*authzFixture).userUpdate, want: adminPost(303)},
-		"GET /admin/teams":                {want: adminPage(200)},
-		"POST /admin/teams":               {req: (*authzFixture).teamCreate, want: adminPost(303)},
-		"POST /admin/teams/:id":           {req: (*authzFixture).teamUpdate, want: adminPost(303)},
-		"GET /admin/policies":             {want: adminPage(200)},
-		"POST /admin/policies":            {req: path("", "action=preview&preset="+preset), want: adminPost(200)},
-		"GET /admin/nodes":                {want: adminPage(200)},
-		"POST /admin/nodes/:name/drain":   {req: path("/admin/nodes/gpu-a/drain", ""), want: adminPost(303)},
-		"POST /admin/nodes/:name/undrain": {req: path("/admin/nodes/gpu-a/undrain", ""), want: adminPost(303)},
-		"GET /admin/audit":                {want: adminPage(200)},
-		"ANY /admin/river":                {want: adminPage(301)}, // to /admin/river/
-		"ANY /admin/river/*":              {req: path("/admin/river/", ""), want: adminPage(200)},
+		"GET /admin":                         {want: [4]int{303, 403, 403, 303}},
+		"GET /admin/users":                   {want: adminPage(200)},
+		"POST /admin/users/:id":              {req: (*authzFixture).userUpdate, want: adminPost(303)},
+		"GET /admin/teams":                   {want: adminPage(200)},
+		"POST /admin/teams":                  {req: (*authzFixture).teamCreate, want: adminPost(303)},
+		"POST /admin/teams/:id":              {req: (*authzFixture).teamUpdate, want: adminPost(303)},
+		"GET /admin/policies":                {want: adminPage(200)},
+		"POST /admin/policies":               {req: path("", "action=preview&preset="+preset), want: adminPost(200)},
+		"GET /admin/nodes":                   {want: adminPage(200)},
+		"POST /admin/nodes/:name/drain":      {req: path("/admin/nodes/gpu-a/drain", ""), want: adminPost(303)},
+		"POST /admin/nodes/:name/undrain":    {req: path("/admin/nodes/gpu-a/undrain", ""), want: adminPost(303)},
+		"POST /admin/nodes/:name/mig-layout": {req: path("/admin/nodes/gpu-a/mig-layout", "layout=gpu+0%3A+whole"), want: adminPost(303)},
+		"GET /admin/audit":                   {want: adminPage(200)},
+		"ANY /admin/river":                   {want: adminPage(301)}, // to /admin/river/
+		"ANY /admin/river/*":                 {req: path("/admin/river/", ""), want: adminPage(200)},
 
 		// Interactive sessions: the owner's (and admins'); the proxy answers
 		// another member 404 and someone signed out with the sign-in page.

@@ -245,6 +245,7 @@ func (s *Server) routes(o Options) {
 	adm.GET("/nodes", h.AdminNodes)
 	adm.POST("/nodes/:name/drain", h.AdminNodeDrain)
 	adm.POST("/nodes/:name/undrain", h.AdminNodeUndrain)
+	adm.POST("/nodes/:name/mig-layout", h.AdminNodeMIGLayout)
 	adm.GET("/audit", h.AdminAudit)
 	adm.GET("/notifications", h.AdminNotifications)
 	adm.POST("/notifications/channels", h.AdminTeamChannelCreate)
