@@ -135,4 +135,8 @@ type NodeSelf struct {
 	ServerTime         time.Time `json:"server_time"`
 	ServerVersion      string    `json:"server_version"`
 	HeartbeatIntervalS int       `json:"heartbeat_interval_s"`
+	// MIGLayout is the MIG layout an admin declared for the node (absent:
+	// none) and MIGLayoutReport what its agent last reported of it.
+	MIGLayout       *string `json:"mig_layout,omitempty"`
+	MIGLayoutReport string  `json:"mig_layout_report,omitempty"`
 }
