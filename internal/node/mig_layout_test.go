@@ -77,3 +77,32 @@ func report(t *testing.T, c *cluster) string {
 	}
 	return n.MIGLayoutReport
 }
+
+// A GPU booked from now on keeps its layout while the booking holds it:
+// the agent splits the free GPU beside it and reports that the booked one
+// waits.
+func TestDeclaredMIGLayoutWaitsForABooking(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t)
+	a := &node.Agent{Client: apiclient.New(c.s.URL, c.nodeToken), GPUs: c.fake, Hostname: "h", Version: "test",
+		Logger: c.s.Logger.With("agent", "test"), Interval: time.Second, StateDir: c.stateDir}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = a.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	waitFor(t, "4 whole GPUs", func() bool { return liveGPUs(t, c.s.DB, c.node.ID) == 4 })
+
+	now := time.Now().UTC()
+	if st, out := c.s.Do(t, "POST", "/api/v1/bookings", c.user, fmt.Sprintf(`{"gpu_ids":["%s:2"],"starts_at":%q,"ends_at":%q}`,
+		c.node.Name, now.Format(time.RFC3339), now.Add(2*time.Hour).Format(time.RFC3339))); st != 201 {
+		t.Fatalf("book GPU 2: %d %s", st, out)
+	}
+	admin, _ := c.s.UserToken(t, models.RoleAdmin)
+	if st, out := c.s.Do(t, "PUT", "/api/v1/cluster/nodes/"+c.node.Name+"/mig-layout", admin, `{"layout":"gpu 2-3: 7x1g.10gb"}`); st != 200 {
+		t.Fatalf("declare: %d %s", st, out)
+	}
+	waitFor(t, "GPU 3 split, GPU 2 whole", func() bool { return liveGPUs(t, c.s.DB, c.node.ID) == 10 })
+	waitFor(t, "the report says the booked GPU waits", func() bool {
+		return strings.Contains(report(t, c), "gpu 2: 7×1g.10gb waits: a booking holds it or starts on it soon")
+	})
+}
