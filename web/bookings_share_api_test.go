@@ -62,6 +62,15 @@ func TestBookingSharesOfASharedGPU(t *testing.T) {
 		t.Errorf("a quarter when every slot is booked: %d %s, want a 409", st, body)
 	}
 
+	later, laterEnd := window(13, 15)
+	if st, body = s.Do(t, "PATCH", fmt.Sprintf("/api/v1/bookings/%d", b.ID), ana, fmt.Sprintf(`{"starts_at":%q,"ends_at":%q}`, later, laterEnd)); st != 200 ||
+		!strings.Contains(string(body), `"gpu_share":0.5`) || !strings.Contains(string(body), `"gpu_count":1`) {
+		t.Errorf("move half of %s later: %d %s", gpu0, st, body)
+	}
+	if st, body = s.Do(t, "PATCH", fmt.Sprintf("/api/v1/bookings/%d", b.ID), ana, `{"gpu_count":2}`); st != 422 || !strings.Contains(string(body), "its GPU cannot change") {
+		t.Errorf("change a share's GPUs: %d %s, want a 422", st, body)
+	}
+
 	for name, tc := range map[string]struct {
 		body   string
 		status int
