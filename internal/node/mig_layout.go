@@ -22,6 +22,10 @@ type migState struct {
 	mu      sync.Mutex
 	sent    string
 	pending *string
+	// settled is the layout, kept and busy GPUs of the last pass that left
+	// nothing to retry: while they stay the same the agent does not ask
+	// the GPUs again.
+	settled string
 }
 
 // take returns the report to send, once.
@@ -70,11 +74,19 @@ func (a *Agent) applyMIGLayout(ctx context.Context, resp *api.HeartbeatResponse)
 			have[d.Index] = append(have[d.Index], d.MIG.Profile)
 		}
 	}
+	running := slices.Sorted(slices.Values(a.runningGPUs()))
+	sig := fmt.Sprint(*resp.MIGLayout, resp.MIGKeep, running)
+	a.mig.mu.Lock()
+	same := a.mig.settled == sig
+	a.mig.mu.Unlock()
+	if same {
+		return nil
+	}
 	why := map[int]string{}
 	for _, i := range resp.MIGKeep {
 		why[i] = "a booking holds it or starts on it soon"
 	}
-	for _, i := range a.runningGPUs() {
+	for _, i := range running {
 		why[i] = "a job runs on it"
 	}
 	eff := gpu.Layout{}
@@ -95,12 +107,13 @@ func (a *Agent) applyMIGLayout(ctx context.Context, resp *api.HeartbeatResponse)
 	}
 	changes, err := m.ApplyLayout(ctx, eff, false)
 	var lines []string
-	applied := false
+	applied, retry := false, err != nil
 	for _, c := range changes {
 		if c.Action == gpu.LayoutUnchanged {
 			continue
 		}
 		applied = applied || c.Action == gpu.LayoutApplied
+		retry = retry || c.Action != gpu.LayoutApplied
 		lines = append(lines, c.String())
 	}
 	if err != nil && len(changes) == 0 {
@@ -111,6 +124,11 @@ func (a *Agent) applyMIGLayout(ctx context.Context, resp *api.HeartbeatResponse)
 		lines = []string{"the GPUs match the declared layout " + *resp.MIGLayout}
 	}
 	a.reportMIG(strings.Join(lines, "; "))
+	if !applied && !retry {
+		a.mig.mu.Lock()
+		a.mig.settled = sig
+		a.mig.mu.Unlock()
+	}
 	if applied {
 		return errMIGLayoutApplied
 	}
