@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
+	"github.com/gpuscheduler/gpuscheduler/internal/testkit/browsertest"
 	"github.com/gpuscheduler/gpuscheduler/models"
 )
 
@@ -43,4 +46,22 @@ func TestAdminNodesPageDeclaresMIGLayout(t *testing.T) {
 			t.Errorf("the nodes page lacks %q:\n%s", want, page)
 		}
 	}
+
+	tab := browsertest.New(t, 90*time.Second)
+	if err := chromedp.Do(tab,
+		chromedp.EmulateViewport(390, 844),
+		chromedp.Navigate(s.URL+"/admin/nodes"),
+		chromedp.WaitVisible(`#dev-email`),
+		chromedp.SetValue(`#dev-email`, "root@example.com"),
+		chromedp.Click(`button[type=submit]`),
+		chromedp.WaitVisible(`[data-testid=nav-zone]`),
+		chromedp.Navigate(s.URL+"/admin/nodes"),
+		chromedp.WaitVisible(`[data-testid=mig-report]`),
+	); err != nil {
+		t.Fatalf("open the nodes page: %v", err)
+	}
+	poll(t, tab, "the report shown and no sideways scroll at 390 px", `
+		document.querySelector('[data-testid=mig-report]').textContent.includes('waits: a job runs on it') &&
+		document.documentElement.scrollWidth <= window.innerWidth`, 10*time.Second)
+	browsertest.Screenshot(t, tab, "admin-nodes-mig-layout-phone")
 }
