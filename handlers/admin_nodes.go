@@ -10,7 +10,10 @@ import (
 )
 
 // AdminNodes handles GET /admin/nodes: nodes with drain and undrain buttons.
-func (h *Handlers) AdminNodes(c echo.Context) error {
+func (h *Handlers) AdminNodes(c echo.Context) error { return h.adminNodesPage(c, http.StatusOK, "") }
+
+// adminNodesPage renders the nodes page with status and an error sentence.
+func (h *Handlers) adminNodesPage(c echo.Context, status int, problem string) error {
 	ctx := c.Request().Context()
 	nodes, err := models.ListNodes(ctx, h.DB.Bun)
 	if err != nil {
@@ -21,15 +24,22 @@ func (h *Handlers) AdminNodes(c echo.Context) error {
 		return err
 	}
 	now := h.Now()
-	var a views.AdminNodes
+	a := views.AdminNodes{Error: problem}
 	for _, n := range nodes {
-		row := views.AdminNode{Name: n.Name, Status: n.Status, Drained: n.Drained, GPUs: gpus[n.ID], LastSeen: "never"}
+		row := views.AdminNode{Name: n.Name, Status: n.Status, Drained: n.Drained, GPUs: gpus[n.ID], LastSeen: "never",
+			MIGReport: n.MIGLayoutReport}
+		if n.MIGLayout != nil {
+			row.MIGLayout = *n.MIGLayout
+		}
+		if n.MIGLayoutReportedAt != nil {
+			row.MIGReportAge = views.Ago(now, *n.MIGLayoutReportedAt)
+		}
 		if n.LastHeartbeatAt != nil {
 			row.LastSeen = views.Ago(now, *n.LastHeartbeatAt)
 		}
 		a.Nodes = append(a.Nodes, row)
 	}
-	return render(c, http.StatusOK, views.AdminNodesPage(h.Page(c, "Nodes", "admin"), a))
+	return render(c, status, views.AdminNodesPage(h.Page(c, "Nodes", "admin"), a))
 }
 
 // AdminNodeDrain handles POST /admin/nodes/{name}/drain: nothing new starts there.

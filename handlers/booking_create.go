@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -48,6 +49,9 @@ func (h *Handlers) createBooking(ctx context.Context, tx *models.Tx, u *models.U
 	if err != nil {
 		return nil, err
 	}
+	if r.GPUShare != 0 {
+		return h.createShareBooking(ctx, tx, u, r, lim, now)
+	}
 	given, err := gpuIDsOf(ctx, tx, r.GPUIDs)
 	if err != nil {
 		return nil, err
@@ -56,6 +60,11 @@ func (h *Handlers) createBooking(ctx context.Context, tx *models.Tx, u *models.U
 	if err != nil {
 		return nil, err
 	}
+	return h.insertBooking(ctx, tx, u, b, ids, lim, now)
+}
+
+// insertBooking creates the validated booking b with its named GPUs ids.
+func (h *Handlers) insertBooking(ctx context.Context, tx *models.Tx, u *models.User, b *models.Booking, ids []int64, lim BookingLimits, now time.Time) (*models.BookingRow, error) {
 	if err := models.CreateBooking(ctx, tx, b, ids, lim.MaxLive, now); err != nil {
 		return nil, bookingError(err, userZone(u))
 	}

@@ -54,6 +54,10 @@ func (h *Handlers) editBooking(ctx context.Context, u *models.User, id int64, p 
 			given = &ids
 		}
 		_, err = models.EditBooking(ctx, tx, id, u.ID, u.IsAdmin(), func(cur *models.BookingRow) (models.BookingChange, error) {
+			if cur.GPUShare > 0 && (p.GPUIDs != nil || p.GPUCount != nil) {
+				return models.BookingChange{}, unprocessable(api.CodeInvalidField,
+					"booking #%d is a share of one shared GPU: its GPU cannot change; change its times, or cancel it and book again", cur.ID)
+			}
 			return bookingChange(cur, p, given, lim, now, userZone(u))
 		}, now)
 		return err

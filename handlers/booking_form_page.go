@@ -87,6 +87,9 @@ func readBookingForm(c echo.Context, db bun.IDB, f *views.BookingForm, loc *time
 		return r, err
 	}
 	f.GPUIDs = ids
+	if f.Share = strings.TrimSpace(c.FormValue("gpu_share")); f.Share != "" {
+		return r, readShareForm(c, f, r, loc)
+	}
 	if s := strings.TrimSpace(c.FormValue("gpu_count")); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil {
@@ -100,18 +103,24 @@ func readBookingForm(c echo.Context, db bun.IDB, f *views.BookingForm, loc *time
 	} else {
 		r.GPUCount = f.GPUCount
 	}
+	return r, readFormWindow(f, r, loc)
+}
+
+// readFormWindow reads the form's From and Until (in loc) into r.
+func readFormWindow(f *views.BookingForm, r *api.BookingRequest, loc *time.Location) error {
 	for _, v := range []struct {
 		name, s string
 		dst     *time.Time
 	}{{"From", f.StartsAt, &r.StartsAt}, {"Until", f.EndsAt, &r.EndsAt}} {
 		if v.s == "" {
-			return r, invalid(v.name, "is required")
+			return invalid(v.name, "is required")
 		}
+		var err error
 		if *v.dst, err = parseFormTime(v.s, loc); err != nil {
-			return r, invalid(v.name, "%q is not a date and time like 2026-11-23 09:00 (%s)", v.s, loc)
+			return invalid(v.name, "%q is not a date and time like 2026-11-23 09:00 (%s)", v.s, loc)
 		}
 	}
-	return r, nil
+	return nil
 }
 
 func gpuIndex(gpus []models.BookableGPU) map[int64]models.BookableGPU {

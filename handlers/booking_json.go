@@ -15,7 +15,7 @@ import (
 )
 
 func bookingJSON(b *models.BookingRow, now time.Time) api.Booking {
-	return api.Booking{ID: b.ID, Kind: b.Kind, User: b.OwnerEmail, GPUCount: b.GPUCount, GPUModel: b.GPUModel,
+	return api.Booking{ID: b.ID, Kind: b.Kind, User: b.OwnerEmail, GPUCount: b.GPUCount, GPUModel: b.GPUModel, GPUShare: b.GPUShare,
 		GPUIDs: b.GPUIDs, GPUNames: b.GPUNames, StartsAt: b.StartsAt.UTC(), EndsAt: b.EndsAt.UTC(), Note: b.Note, State: b.State(now), CreatedAt: b.CreatedAt.UTC(),
 		SeriesID: b.SeriesID, Sequence: b.Sequence, UpdatedAt: b.UpdatedAt.UTC()}
 }

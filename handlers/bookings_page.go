@@ -116,7 +116,7 @@ func (h *Handlers) calendar(c echo.Context, p calParams) (views.Calendar, error)
 	in := calgrid.Input{View: p.View, Date: day, Zone: loc, Group: p.Group, Now: now,
 		GPUs: make([]calgrid.GPU, len(gpus)), Items: make([]calgrid.Item, 0, len(rows)+len(jobs))}
 	for i, g := range gpus {
-		in.GPUs[i] = calgrid.GPU{ID: g.ID, NodeID: g.NodeID, Node: g.NodeName, Index: g.Index, Model: g.Model, Profile: g.Profile}
+		in.GPUs[i] = calgrid.GPU{ID: g.ID, NodeID: g.NodeID, Node: g.NodeName, Index: g.Index, Model: g.Model, Profile: g.Profile, Ways: g.Ways}
 	}
 	cal := views.Calendar{View: p.View, Group: p.Group, Date: day, Now: now, CSRF: csrfToken(c),
 		Form: bookingForm(gpus, p, now, loc)}
@@ -185,14 +185,14 @@ func shortName(email string) string {
 func bookingItem(u *models.User, b *models.BookingRow, now time.Time) calgrid.Item {
 	it := calgrid.Item{ID: b.ID, Kind: calgrid.KindBooking, Owner: shortName(b.OwnerEmail), OwnerFull: b.OwnerEmail,
 		Count: b.GPUCount, Note: b.Note, Start: b.StartsAt, End: b.EndsAt, GPUIDs: b.GPUIDs, Model: b.GPUModel,
-		Mine: u != nil && b.UserID == u.ID}
+		Share: b.GPUShare, Mine: u != nil && b.UserID == u.ID}
 	if b.Kind == models.BookingKindHold {
 		it.Kind = calgrid.KindHold
 	}
-	if len(it.GPUIDs) == 0 && b.State(now) == models.BookingActive {
-		it.GPUIDs = b.PinnedGPUIDs
+	if (len(it.GPUIDs) == 0 || b.GPUShare > 0) && b.State(now) == models.BookingActive && len(b.PinnedGPUIDs) > 0 {
+		it.GPUIDs = b.PinnedGPUIDs // a share in force: the slots kept for it
 	}
-	if len(b.GPUIDs) > 0 {
+	if len(b.GPUIDs) > 0 && b.GPUShare == 0 {
 		it.Count = len(b.GPUIDs)
 	}
 	if b.NodeID != nil {
@@ -217,6 +217,12 @@ func jobItem(u *models.User, j *models.RunningJobWindow, now time.Time) calgrid.
 // bookingWhat is what a booking asks for: "2 × H100", "any 1 GPU", "sim-1:0,1".
 func bookingWhat(b *models.BookingRow, byID map[int64]models.BookableGPU) string {
 	switch {
+	case b.GPUShare > 0 && len(b.GPUIDs) > 0:
+		return calgrid.ShareText(b.GPUShare) + " of " + gpuNames(b.GPUIDs[:1], byID).String()
+	case b.GPUShare > 0 && b.GPUModel != "":
+		return calgrid.ShareText(b.GPUShare) + " of a shared " + b.GPUModel
+	case b.GPUShare > 0:
+		return calgrid.ShareText(b.GPUShare) + " of a shared GPU"
 	case len(b.GPUIDs) > 0:
 		return gpuNames(b.GPUIDs, byID).String()
 	case b.GPUModel != "":
@@ -232,6 +238,13 @@ func bookingForm(gpus []models.BookableGPU, p calParams, now time.Time, loc *tim
 		ZoneAbbrev: localtime.Abbrev(now, loc),
 		StartsAt:   localtime.FormValue(localtime.At(day, 9, 0, loc), loc), EndsAt: localtime.FormValue(localtime.At(day, 18, 0, loc), loc)}
 	for _, g := range gpus {
+		if g.Ways > 0 { // a shared GPU is booked by share, once, never its slots
+			label := api.GPUName(g.NodeName, g.Index) + " " + g.Model
+			if k := len(f.Shared) - 1; k < 0 || f.Shared[k].Label != label {
+				f.Shared = append(f.Shared, views.BookingGPU{ID: g.ID, Label: label})
+			}
+			continue
+		}
 		if g.Profile != "" { // a MIG slice is booked by its profile, never named as a whole GPU
 			if !slices.Contains(f.Models, g.Profile) {
 				f.Models = append(f.Models, g.Profile)

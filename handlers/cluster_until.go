@@ -128,6 +128,9 @@ func next24(bookings []models.BookingRow, jobs []models.RunningJobWindow, now ti
 		}
 		href := fmt.Sprintf("/bookings/%d", b.ID)
 		what := fmt.Sprintf("%s's booking of %s", shortName(b.OwnerEmail), words.Count(b.GPUCount, "GPU"))
+		if b.GPUShare > 0 {
+			what = fmt.Sprintf("%s's booking of %s of a shared GPU", shortName(b.OwnerEmail), calgrid.ShareText(b.GPUShare))
+		}
 		if b.GPUCount != 1 {
 			what += "s"
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -77,7 +78,11 @@ func nameGPUs(ctx context.Context, db bun.IDB, rows ...*models.BookingRow) error
 	for _, r := range rows {
 		r.GPUNames = nil
 		for _, id := range r.GPUIDs {
-			r.GPUNames = append(r.GPUNames, names[id].String())
+			n := names[id].String()
+			if r.GPUShare > 0 && slices.Contains(r.GPUNames, n) { // the slots of one shared GPU
+				continue
+			}
+			r.GPUNames = append(r.GPUNames, n)
 		}
 	}
 	return nil

@@ -70,7 +70,31 @@ func (h *Handlers) NodeHeartbeat(c echo.Context) error {
 			}
 		}
 	}
+	if !res.Unregistered {
+		if err := h.migLayoutBeat(c.Request().Context(), node.ID, req.MIGLayoutReport, &out); err != nil {
+			return fmt.Errorf("handlers: heartbeat of node %s: %w", node.Name, err)
+		}
+	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// migLayoutBeat keeps the agent's report of the declared MIG layout, when
+// it sent one, and tells it the layout and the GPUs to keep as they are.
+func (h *Handlers) migLayoutBeat(ctx context.Context, id int64, report *string, out *api.HeartbeatResponse) error {
+	if report != nil {
+		if len(*report) > 4000 {
+			*report = (*report)[:4000]
+		}
+		if err := models.SaveMIGLayoutReport(ctx, h.DB.Bun, id, *report, h.Now()); err != nil {
+			return err
+		}
+	}
+	w, err := models.NodeMIGLayoutWanted(ctx, h.DB.Bun, id, h.Now())
+	if err != nil {
+		return err
+	}
+	out.MIGLayout, out.MIGKeep = w.Layout, w.Keep
+	return nil
 }
 
 // maxLeasesPerBeat bounds the leases one heartbeat renews.

@@ -14,5 +14,6 @@ import (
 func (h *Handlers) NodeSelf(c echo.Context) error {
 	node := PrincipalOf(c).Node
 	return c.JSON(http.StatusOK, api.NodeSelf{NodeID: node.ID, Name: node.Name, ServerTime: h.Now().UTC(),
-		ServerVersion: h.Config.Version, HeartbeatIntervalS: int(h.Config.HeartbeatInterval.Seconds())})
+		ServerVersion: h.Config.Version, HeartbeatIntervalS: int(h.Config.HeartbeatInterval.Seconds()),
+		MIGLayout: node.MIGLayout, MIGLayoutReport: node.MIGLayoutReport})
 }

@@ -59,7 +59,7 @@ func (a *bookingAdmission) add(b *BookingRow) {
 // schedulerBooking is b as the scheduling core sees it.
 func schedulerBooking(b *BookingRow) scheduler.Booking {
 	sb := scheduler.Booking{ID: b.ID, UserID: b.UserID, Hold: b.Kind == BookingKindHold, GPUCount: b.GPUCount,
-		GPUModel: b.GPUModel, GPUIDs: b.GPUIDs, Start: b.StartsAt, End: b.EndsAt}
+		GPUModel: b.GPUModel, GPUIDs: b.GPUIDs, GPUShare: b.GPUShare, Start: b.StartsAt, End: b.EndsAt}
 	if b.NodeID != nil {
 		sb.NodeID = *b.NodeID
 	}
@@ -82,6 +82,9 @@ func (a *bookingAdmission) admit(req *BookingRow) error {
 	case scheduler.RefusedNoSuchGPU:
 		return fmt.Errorf("%w: a named GPU does not exist or is not present", ErrBookingGPUs)
 	case scheduler.RefusedTooFew:
+		if req.GPUShare > 0 {
+			return fmt.Errorf("%w: no shared %s can hold %s of a GPU", ErrBookingGPUs, gpuWord(1, req.GPUModel), shareText(req.GPUShare))
+		}
 		return fmt.Errorf("%w: the cluster has %d %s, this booking asks for %d", ErrBookingGPUs, r.Eligible, gpuWord(r.Eligible, req.GPUModel), req.GPUCount)
 	}
 	e := &ClashError{What: describeGPUs(req, a.gpus), Count: req.GPUCount, At: r.At}

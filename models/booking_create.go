@@ -59,7 +59,7 @@ func CreateBooking(ctx context.Context, tx bun.IDB, b *Booking, gpuIDs []int64, 
 		}
 	}
 	if err := Audit(ctx, tx, &AuditEntry{ActorUserID: &b.UserID, Action: "booking.create", TargetType: "booking",
-		TargetID: fmt.Sprint(b.ID), Details: map[string]any{"gpu_count": b.GPUCount, "gpu_model": b.GPUModel,
+		TargetID: fmt.Sprint(b.ID), Details: map[string]any{"gpu_count": b.GPUCount, "gpu_model": b.GPUModel, "gpu_share": b.GPUShare,
 			"gpu_ids": gpuIDs, "starts_at": b.StartsAt, "ends_at": b.EndsAt}}); err != nil {
 		return err
 	}
@@ -69,6 +69,9 @@ func CreateBooking(ctx context.Context, tx bun.IDB, b *Booking, gpuIDs []int64, 
 // describeGPUs says which GPUs a booking claims: "sim-1:2, sim-1:3" for
 // named GPUs (node:index, as pages name them), else "2 H100 GPUs".
 func describeGPUs(b *BookingRow, gpus []BookableGPU) string {
+	if b.GPUShare > 0 {
+		return describeShare(b, gpus)
+	}
 	if len(b.GPUIDs) == 0 {
 		return fmt.Sprintf("%d %s", b.GPUCount, gpuWord(b.GPUCount, b.GPUModel))
 	}

@@ -75,7 +75,7 @@ func EditBooking(ctx context.Context, tx *Tx, id, actorID int64, admin bool, cha
 	}
 	b.StartsAt, b.EndsAt, b.Note = ch.StartsAt, ch.EndsAt, ch.Note
 	b.GPUCount = ch.GPUCount
-	if len(ch.GPUIDs) > 0 {
+	if len(ch.GPUIDs) > 0 && b.GPUShare == 0 { // a share keeps its one GPU's slots
 		b.GPUCount, b.GPUModel, b.NodeID = len(ch.GPUIDs), "", nil
 	}
 	if err := adm.admit(&BookingRow{Booking: *b, GPUIDs: ch.GPUIDs}); err != nil {

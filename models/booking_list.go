@@ -53,8 +53,9 @@ func liveBookings(q *bun.SelectQuery) *bun.SelectQuery {
 func bookingRows(db bun.IDB) *bun.SelectQuery {
 	return db.NewSelect().Model((*Booking)(nil)).ColumnExpr("booking.*").ColumnExpr("u.email AS owner_email").
 		ColumnExpr("ARRAY(SELECT bg.gpu_id FROM booking_gpus bg WHERE bg.booking_id = booking.id ORDER BY bg.gpu_id) AS gpu_ids").
-		ColumnExpr(`ARRAY(SELECT n.name || ':' || g.idx || CASE WHEN g.profile <> '' THEN '/' || g.profile ELSE '' END FROM booking_gpus bg JOIN gpus g ON g.id = bg.gpu_id JOIN nodes n ON n.id = g.node_id
-WHERE bg.booking_id = booking.id ORDER BY bg.gpu_id) AS gpu_names`).
+		ColumnExpr(`ARRAY(SELECT x.name FROM (SELECT n.name || ':' || g.idx || CASE WHEN g.profile <> '' THEN '/' || g.profile ELSE '' END AS name, min(bg.gpu_id) AS first
+FROM booking_gpus bg JOIN gpus g ON g.id = bg.gpu_id JOIN nodes n ON n.id = g.node_id
+WHERE bg.booking_id = booking.id GROUP BY n.name, g.idx, g.profile, CASE WHEN g.kind = 'share' THEN 0 ELSE g.id END) x ORDER BY x.first) AS gpu_names`).
 		Join("JOIN users AS u ON u.id = booking.user_id")
 }
 
@@ -128,14 +129,18 @@ type BookableGPU struct {
 	Index    int    `bun:"idx"`
 	Model    string `bun:"model"`
 	Profile  string `bun:"profile"` // a MIG device's ("1g.10gb"); "" for a whole GPU
+	// Ways is, for a slot of a shared GPU (kind share), how many slots the
+	// GPU is shared into; 0 for any other device.
+	Ways int `bun:"ways"`
 }
 
 // ListBookableGPUs returns the present GPUs by node name and index.
 func ListBookableGPUs(ctx context.Context, db bun.IDB) ([]BookableGPU, error) {
 	var out []BookableGPU
 	err := db.NewSelect().TableExpr("gpus AS g").Join("JOIN nodes AS n ON n.id = g.node_id").
-		ColumnExpr("g.id, g.node_id, n.name AS node_name, g.idx, g.model, g.profile").Where("g.present").
-		OrderExpr("n.name, g.idx").Scan(ctx, &out)
+		ColumnExpr("g.id, g.node_id, n.name AS node_name, g.idx, g.model, g.profile").
+		ColumnExpr("CASE WHEN g.kind = 'share' THEN g.parent_slices ELSE 0 END AS ways").Where("g.present").
+		OrderExpr("n.name, g.idx, g.id").Scan(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("models: bookable GPUs: %w", err)
 	}

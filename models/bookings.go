@@ -17,11 +17,14 @@ const (
 type Booking struct {
 	bun.BaseModel `bun:"table:bookings"`
 
-	ID         int64      `bun:"id,pk,autoincrement" json:"id"`
-	UserID     int64      `bun:"user_id,notnull" json:"user_id"`
-	Kind       string     `bun:"kind,notnull" json:"kind"`
-	GPUCount   int        `bun:"gpu_count,notnull" json:"gpu_count"`
-	GPUModel   string     `bun:"gpu_model,notnull" json:"gpu_model"`
+	ID       int64  `bun:"id,pk,autoincrement" json:"id"`
+	UserID   int64  `bun:"user_id,notnull" json:"user_id"`
+	Kind     string `bun:"kind,notnull" json:"kind"`
+	GPUCount int    `bun:"gpu_count,notnull" json:"gpu_count"`
+	GPUModel string `bun:"gpu_model,notnull" json:"gpu_model"`
+	// GPUShare, above 0, books that fraction of one shared GPU (GPUCount
+	// 1; migration 0030): the slots that hold it are kept for its owner.
+	GPUShare   float64    `bun:"gpu_share,notnull" json:"gpu_share,omitempty"`
 	NodeID     *int64     `bun:"node_id" json:"node_id,omitempty"`
 	StartsAt   time.Time  `bun:"starts_at,notnull" json:"starts_at"`
 	EndsAt     time.Time  `bun:"ends_at,notnull" json:"ends_at"`

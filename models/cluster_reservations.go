@@ -35,8 +35,9 @@ func ClusterReservations(ctx context.Context, db bun.IDB, now time.Time) (Reserv
 	}
 	err := db.NewRaw(`
 SELECT b.kind, coalesce(nullif(u.name, ''), u.email) AS by, b.gpu_count,
-    coalesce(nullif(ARRAY(SELECT bg.gpu_id FROM booking_gpus bg WHERE bg.booking_id = b.id ORDER BY bg.gpu_id), '{}'),
-             b.pinned_gpu_ids, '{}') AS gpu_ids
+    CASE WHEN b.gpu_share > 0 THEN coalesce(b.pinned_gpu_ids, '{}') -- the slots kept for a share, not all its GPU's
+    ELSE coalesce(nullif(ARRAY(SELECT bg.gpu_id FROM booking_gpus bg WHERE bg.booking_id = b.id ORDER BY bg.gpu_id), '{}'),
+             b.pinned_gpu_ids, '{}') END AS gpu_ids
 FROM bookings b JOIN users u ON u.id = b.user_id
 WHERE b.canceled_at IS NULL AND b.consumed_at IS NULL AND b.expired_at IS NULL
   AND b.starts_at <= ? AND b.ends_at > ?

@@ -39,6 +39,7 @@ type Hold struct {
 	GPUCount      int        `bun:"gpu_count,notnull"`
 	GPUModel      string     `bun:"gpu_model,notnull"`
 	NodeID        *int64     `bun:"node_id"`
+	GPUShare      float64    `bun:"gpu_share,notnull"` // 0: a hold takes whole GPUs (see Booking.GPUShare)
 	MinMemoryMiB  *int64     `bun:"min_memory_mib"`
 	JobType       string     `bun:"job_type,notnull"`
 	StartsAt      time.Time  `bun:"starts_at,notnull"`

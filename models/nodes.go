@@ -32,6 +32,12 @@ type Node struct {
 	LastHeartbeatAt *time.Time        `bun:"last_heartbeat_at" json:"last_heartbeat_at,omitempty"`
 	CreatedAt       time.Time         `bun:"created_at,notnull,default:now()" json:"created_at"`
 	UpdatedAt       time.Time         `bun:"updated_at,notnull,default:now()" json:"updated_at"`
+	// MIGLayout is the MIG layout an admin declared (nil: none; migration
+	// 0030), MIGLayoutReport what its agent last said it did and what
+	// waits, at MIGLayoutReportedAt (node_mig_layout.go).
+	MIGLayout           *string    `bun:"mig_layout" json:"mig_layout,omitempty"`
+	MIGLayoutReport     string     `bun:"mig_layout_report,notnull" json:"mig_layout_report,omitempty"`
+	MIGLayoutReportedAt *time.Time `bun:"mig_layout_reported_at" json:"mig_layout_reported_at,omitempty"`
 }
 
 var nodeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)

@@ -295,7 +295,7 @@ func loadBookings(ctx context.Context, db bun.IDB, s *scheduler.Snapshot) error 
 			name, _, _ = strings.Cut(r.UserEmail, "@")
 		}
 		b := scheduler.Booking{ID: r.ID, UserID: r.UserID, UserName: name, Hold: r.Kind == BookingKindHold,
-			GPUCount: r.GPUCount, GPUModel: r.GPUModel, GPUIDs: r.GPUIDs, Start: r.StartsAt, End: r.EndsAt}
+			GPUCount: r.GPUCount, GPUModel: r.GPUModel, GPUIDs: r.GPUIDs, GPUShare: r.GPUShare, Start: r.StartsAt, End: r.EndsAt}
 		if r.NodeID != nil {
 			b.NodeID = *r.NodeID
 		}

@@ -126,6 +126,7 @@ type PreviewRow struct {
 // AdminNodes is the nodes admin page.
 type AdminNodes struct {
 	Nodes []AdminNode
+	Error string // why the last MIG layout was refused
 }
 
 // AdminNode is one row of the nodes page.
@@ -133,6 +134,9 @@ type AdminNode struct {
 	Name, Status, LastSeen string
 	Drained                bool
 	GPUs                   int
+	// MIGLayout is the layout declared ("" none), MIGReport what the agent
+	// last said it did of it and what waits, MIGReportAge how long ago.
+	MIGLayout, MIGReport, MIGReportAge string
 }
 
 // AdminAudit is the audit log page with its filter and pager.

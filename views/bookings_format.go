@@ -72,7 +72,11 @@ func barTitle(ctx context.Context, b calgrid.Bar) string {
 	case calgrid.KindHold:
 		fmt.Fprintf(&s, "Hold #%d of %s for %s, %s", it.ID, it.OwnerFull, words.Count(it.Count, "GPU"), LocalWindow(ctx, it.Start, it.End))
 	default:
-		fmt.Fprintf(&s, "Booking #%d of %s for %s, %s", it.ID, it.OwnerFull, words.Count(it.Count, "GPU"), LocalWindow(ctx, it.Start, it.End))
+		what := words.Count(it.Count, "GPU")
+		if it.Share > 0 {
+			what = calgrid.ShareText(it.Share) + " of a shared GPU"
+		}
+		fmt.Fprintf(&s, "Booking #%d of %s for %s, %s", it.ID, it.OwnerFull, what, LocalWindow(ctx, it.Start, it.End))
 		if b.Tentative {
 			s.WriteString(" (booked by count: the scheduler picks the GPUs)")
 		}

@@ -60,6 +60,12 @@ type BookingForm struct {
 	Done     string // what the last attempt booked
 	Models   []string
 	GPUs     []BookingGPU
+	// Share is the share of one shared GPU asked for ("0.5"; "" whole
+	// GPUs), on SharedGPU (a slot's id naming its GPU; 0 any). Shared are
+	// the shared GPUs offered, each by its first slot.
+	Share     string
+	SharedGPU int64
+	Shared    []BookingGPU
 	// The calendar view shown, carried back after a plain form post.
 	Week, View, Group string
 	Zone              string // IANA name the times are read in

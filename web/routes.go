@@ -92,6 +92,7 @@ func (s *Server) routes(o Options) {
 	admin.PUT("/orchestrator/policies", h.OrchestratorPutPolicies)
 	admin.POST("/cluster/nodes/:name/drain", h.NodeDrain)
 	admin.POST("/cluster/nodes/:name/undrain", h.NodeUndrain)
+	admin.PUT("/cluster/nodes/:name/mig-layout", h.NodeMIGLayoutPut)
 	admin.GET("/holds/stats", h.HoldsStats)
 	// Sessions: an admin signs a user out of every browser.
 	admin.DELETE("/users/:id/sessions", h.UserSessionsEnd)
@@ -245,6 +246,7 @@ func (s *Server) routes(o Options) {
 	adm.GET("/nodes", h.AdminNodes)
 	adm.POST("/nodes/:name/drain", h.AdminNodeDrain)
 	adm.POST("/nodes/:name/undrain", h.AdminNodeUndrain)
+	adm.POST("/nodes/:name/mig-layout", h.AdminNodeMIGLayout)
 	adm.GET("/audit", h.AdminAudit)
 	adm.GET("/notifications", h.AdminNotifications)
 	adm.POST("/notifications/channels", h.AdminTeamChannelCreate)

@@ -23,7 +23,8 @@ func newNodeDoctorCmd() *cobra.Command {
 		Long: `Check a GPU host before its agent joins. Each line is OK, WARN or FAIL, with the fix:
 NVML loads; the driver and CUDA versions; every GPU's health (ECC, retired pages or
 remapped rows, temperature); the MIG layout (GPUs in MIG mode are offered as their MIG
-devices) and, with --mig-layout, what applying that layout would change (a dry run);
+devices) and, with --mig-layout or else the layout an admin declared on the server
+(gpusched mig-layout), what applying that layout would change, GPU by GPU (a dry run);
 persistence mode; processes already holding GPUs;
 whether jobs can run as their owners' Unix users; the state folder; the local API port;
 the server reachable with the node token; the clock against the server's.

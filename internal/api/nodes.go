@@ -90,6 +90,10 @@ type HeartbeatRequest struct {
 	// Leases are the granted leases whose processes the agent watches and
 	// that still run: each is renewed for its TTL (the policy's node_ttl).
 	Leases []int64 `json:"leases,omitempty"`
+	// MIGLayoutReport says what the agent did of the declared MIG layout
+	// and what waits ("gpu 0: applied …; gpu 1: waits: a job runs on it"),
+	// sent when it changed; absent: nothing new.
+	MIGLayoutReport *string `json:"mig_layout_report,omitempty"`
 }
 
 // HeartbeatResponse tells the agent whether it must register again (the
@@ -99,6 +103,28 @@ type HeartbeatRequest struct {
 type HeartbeatResponse struct {
 	Reregister  bool    `json:"reregister"`
 	EndedLeases []int64 `json:"ended_leases,omitempty"`
+	// MIGLayout is the MIG layout an admin declared for the node (absent:
+	// none; the agent leaves MIG as it is): the agent applies it to its
+	// free GPUs, leaving MIGKeep (GPUs a booking holds or starts on soon)
+	// and the GPUs its jobs run on as they are until they are free.
+	MIGLayout *string `json:"mig_layout,omitempty"`
+	MIGKeep   []int   `json:"mig_keep,omitempty"`
+}
+
+// MIGLayoutRequest is the body of PUT /api/v1/cluster/nodes/{name}/mig-layout:
+// the layout an admin declares ("gpu 0-3: 7×1g.10gb; gpu 4: 2×3g.40gb", x
+// for ×), or null to declare none.
+type MIGLayoutRequest struct {
+	Layout *string `json:"layout"`
+}
+
+// MIGLayoutStatus is a node's declared MIG layout (written canonically)
+// and what its agent last reported of applying it.
+type MIGLayoutStatus struct {
+	Node       string     `json:"node"`
+	Layout     *string    `json:"layout"`
+	Report     string     `json:"report,omitempty"`
+	ReportedAt *time.Time `json:"reported_at,omitempty"`
 }
 
 // NodeSelf is the answer of GET /api/v1/nodes/self: the calling node
@@ -109,4 +135,8 @@ type NodeSelf struct {
 	ServerTime         time.Time `json:"server_time"`
 	ServerVersion      string    `json:"server_version"`
 	HeartbeatIntervalS int       `json:"heartbeat_interval_s"`
+	// MIGLayout is the MIG layout an admin declared for the node (absent:
+	// none) and MIGLayoutReport what its agent last reported of it.
+	MIGLayout       *string `json:"mig_layout,omitempty"`
+	MIGLayoutReport string  `json:"mig_layout_report,omitempty"`
 }

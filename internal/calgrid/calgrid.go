@@ -41,6 +41,10 @@ type GPU struct {
 	// Profile is a MIG device's ("1g.10gb"), "" for a whole GPU: a count
 	// of a MIG profile is drawn only on MIG devices of that profile.
 	Profile string
+	// Ways is, for a slot of a shared GPU, how many slots the GPU is
+	// shared into (0: not a slot): the slots of one GPU make one row, and
+	// only a share (Item.Share) is drawn on them.
+	Ways int
 }
 
 // Item is a booking, hold or running job.
@@ -57,7 +61,10 @@ type Item struct {
 	GPUIDs []int64
 	Model  string
 	NodeID int64
-	Mine   bool
+	// Share, above 0, is a booking of that fraction of one shared GPU: it
+	// is drawn on that GPU's slots (GPUIDs: its slots, named or pinned).
+	Share float64
+	Mine  bool
 	// OpenEnd: a running job without an estimate; End is a guess.
 	OpenEnd bool
 }

@@ -141,6 +141,10 @@ func place(gpus []GPU, items []Item) map[int64][]placement {
 	}
 	slices.SortStableFunc(counts, func(a, b *Item) int { return a.Start.Compare(b.Start) })
 	for _, it := range counts {
+		if it.Share > 0 {
+			placeShare(gpus, it, out)
+			continue
+		}
 		type cand struct {
 			id      int64
 			clashes int
@@ -190,21 +194,18 @@ func (l *Layout) capacity(gpus []GPU, placed map[int64][]placement) {
 	}
 	for i := 0; i+1 < len(bounds); i++ {
 		s, e := bounds[i], bounds[i+1]
-		free := 0
-		for _, g := range gpus {
-			busy := false
-			for _, p := range placed[g.ID] {
-				if p.item.Start.Before(e) && s.Before(p.item.End) {
-					busy = true
-					break
-				}
+		free, total := 0, 0
+		for gi, g := range gpus {
+			if g.Ways > 0 && gi > 0 && gpus[gi-1].Ways > 0 && gpus[gi-1].NodeID == g.NodeID && gpus[gi-1].Index == g.Index {
+				continue // a shared GPU counts once, by its first slot (see unitBusy)
 			}
-			if !busy {
+			total++
+			if !unitBusy(gpus, gi, placed, s, e) {
 				free++
 			}
 		}
 		l.Capacity = append(l.Capacity, Slot{Start: s, End: e, Left: pct(s, l.Start, l.End),
-			Width: pct(e, l.Start, l.End) - pct(s, l.Start, l.End), Free: free, Total: len(gpus), Level: level(free, len(gpus))})
+			Width: pct(e, l.Start, l.End) - pct(s, l.Start, l.End), Free: free, Total: total, Level: level(free, total)})
 	}
 }
 
@@ -240,6 +241,10 @@ func (l *Layout) rows(gpus []GPU, placed map[int64][]placement) {
 			key, label = "type-"+g.Model, g.Model
 		default:
 			key, label, sub = "gpu-"+strconv.FormatInt(g.ID, 10), g.Node+":"+strconv.Itoa(g.Index), g.Model
+			if g.Ways > 0 { // the slots of a shared GPU make one row
+				key = "shared-" + strconv.FormatInt(g.NodeID, 10) + "-" + strconv.Itoa(g.Index)
+				sub = g.Model + " · shared " + strconv.Itoa(g.Ways) + " ways"
+			}
 		}
 		a, ok := rows[key]
 		if !ok {
@@ -314,6 +319,9 @@ func Label(it *Item) string {
 		return fmt.Sprintf("%s · job %d", it.Owner, it.ID)
 	case KindHold:
 		return fmt.Sprintf("%s · hold %d", it.Owner, it.Count)
+	}
+	if it.Share > 0 {
+		return it.Owner + " · " + ShareText(it.Share) + " of a GPU"
 	}
 	if scheduler.IsMIGProfile(it.Model) {
 		return fmt.Sprintf("%s · %d × %s", it.Owner, it.Count, strings.ToLower(strings.TrimSpace(it.Model)))

@@ -19,7 +19,7 @@ func newBookCmd() *cobra.Command {
 	var from, until, ids string
 	var length time.Duration
 	cmd := &cobra.Command{
-		Use:   "book -g N [--gpu-type T | --gpu-ids sim-node-1:4,5] --from TIME (--until TIME | --for 8h)",
+		Use:   "book (-g N | --gpu-share 0.5) [--gpu-type T | --gpu-ids sim-node-1:4,5] --from TIME (--until TIME | --for 8h)",
 		Short: "Book GPUs for a time window in the calendar",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -47,7 +47,7 @@ func newBookCmd() *cobra.Command {
 					return fmt.Errorf("--gpu-ids: %w", err)
 				}
 			}
-			if len(req.GPUIDs) > 0 && !cmd.Flags().Changed("gpus") {
+			if (len(req.GPUIDs) > 0 || req.GPUShare != 0) && !cmd.Flags().Changed("gpus") {
 				req.GPUCount = 0
 			}
 			c, err := apiClient(cmd, os.Getenv)
@@ -66,6 +66,7 @@ func newBookCmd() *cobra.Command {
 	cmd.Flags().IntVarP(&req.GPUCount, "gpus", "g", 1, "how many GPUs")
 	cmd.Flags().StringVar(&req.GPUModel, "gpu-type", "", "GPU model, e.g. H100, or a MIG profile to book slices, e.g. 1g.10gb (default: any whole GPU)")
 	deprecatedAlias(cmd, "type", "gpu-type")
+	cmd.Flags().Float64Var(&req.GPUShare, "gpu-share", 0, "book this fraction of one shared GPU instead, e.g. 0.5 (of any shared GPU of --gpu-type, or of the one --gpu-ids names)")
 	cmd.Flags().StringVar(&ids, "gpu-ids", "", "book these GPUs instead, as node:index (sim-node-1:4,5 or sim-node-1:4,sim-node-2:0) or GPU ids")
 	cmd.Flags().StringVar(&from, "from", "", "start: "+whenHelp)
 	cmd.Flags().StringVar(&until, "until", "", "end, like --from")
@@ -132,9 +133,25 @@ func newBookingsCmd() *cobra.Command {
 	return cmd
 }
 
+// shareOf says what a booking of part of a shared GPU claims: "0.5 of
+// sim-node-1:2", "0.5 of a shared H100".
+func shareOf(b api.Booking) string {
+	f := strconv.FormatFloat(b.GPUShare, 'g', 4, 64)
+	switch {
+	case len(b.GPUNames) > 0:
+		return f + " of " + b.GPUNames[0]
+	case b.GPUModel != "":
+		return f + " of a shared " + b.GPUModel
+	}
+	return f + " of a shared GPU"
+}
+
 // bookingGPUs says what a booking claims: "2 × H100", "2 × any" or
 // "sim-node-1:4,5" (ids, from a server that does not name them).
 func bookingGPUs(b api.Booking) string {
+	if b.GPUShare > 0 {
+		return shareOf(b)
+	}
 	if len(b.GPUNames) > 0 {
 		refs, err := api.ParseGPURefs(strings.Join(b.GPUNames, ","))
 		if err != nil {

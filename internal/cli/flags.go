@@ -43,7 +43,7 @@ var (
 		"executor": "--executor", "workdir": "--workdir", "env": "--env", "job_type": "--job-type", "stop_grace": "--stop-grace",
 		"stop_grace_seconds": "--stop-grace", "command": "the command"}
 	bookingFlags = map[string]string{"gpu_count": "--gpus", "gpu_model": "--gpu-type", "gpu_ids": "--gpu-ids", "starts_at": "--from",
-		"ends_at": "--until", "note": "--note"}
+		"ends_at": "--until", "note": "--note", "gpu_share": "--gpu-share"}
 	seriesFlags = map[string]string{"gpu_count": "--gpus", "gpu_model": "--gpu-type", "gpu_ids": "--gpu-ids", "first_day": "--first",
 		"last_day": "--last", "days": "--days", "start_time": "--start", "end_time": "--end", "time_zone": "--tz", "note": "--note"}
 )

@@ -1,6 +1,6 @@
 // Package cli holds gpusched's client commands (submit, sbatch, queue,
 // history, cancel, squeue, scancel, sacct, renew, run, notebook, session,
-// logs, login, book, bookings, usage, healthcheck, version), the root command both
+// logs, login, book, bookings, usage, healthcheck, version, mig-layout), the root command both
 // binaries share, and the hand-over of the server commands from the small
 // `gpusched` client to the full `gpusched-server` binary. It links only what
 // the client commands need, so that one call of the client starts fast: no
@@ -83,6 +83,7 @@ func clientCommands(b Build) []clientCommand {
 		{"version", func() *cobra.Command { return oneShot(newVersionCmd(b)) }},
 		{"healthcheck", newHealthcheckCmd},                       // container health probe
 		{"notebook", newNotebookCmd}, {"session", newSessionCmd}, // interactive sessions
+		{"mig-layout", func() *cobra.Command { return oneShot(newMIGLayoutCmd()) }}, // admins: a node's MIG layout
 	}
 }
 

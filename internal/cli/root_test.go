@@ -10,7 +10,7 @@ import (
 )
 
 // allClient is every client command, in help's order.
-var allClient = []string{"submit", "sbatch", "queue", "history", "cancel", "squeue", "scancel", "sacct", "renew", "run", "logs", "login", "book", "bookings", "usage", "version", "healthcheck", "notebook", "session"}
+var allClient = []string{"submit", "sbatch", "queue", "history", "cancel", "squeue", "scancel", "sacct", "renew", "run", "logs", "login", "book", "bookings", "usage", "version", "healthcheck", "notebook", "session", "mig-layout"}
 
 // One call builds only the command it runs; help, completion, a flag first
 // or a misspelling see every command.
@@ -56,7 +56,7 @@ func TestNewRootForBuildsTheNamedCommand(t *testing.T) {
 // server's see their context cancelled.
 func TestOneShotCommands(t *testing.T) {
 	t.Parallel()
-	oneShots := []string{"submit", "sbatch", "queue", "cancel", "squeue", "scancel", "sacct", "renew", "book", "usage", "version"}
+	oneShots := []string{"submit", "sbatch", "queue", "cancel", "squeue", "scancel", "sacct", "renew", "book", "usage", "version", "mig-layout"}
 	for _, name := range allClient {
 		c, _, err := NewRoot(testBuild).Find([]string{name})
 		if err != nil {

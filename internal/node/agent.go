@@ -74,6 +74,7 @@ type Agent struct {
 	leaseMu  sync.RWMutex // held to create a lease (read) and to adopt leases (write)
 
 	sessions sessionBook // the interactive sessions served here
+	mig      migState    // the declared MIG layout: the report to send (mig_layout.go)
 }
 
 // MaxRetryPause is the longest the agent waits before trying the control
@@ -113,6 +114,10 @@ func (a *Agent) Run(ctx context.Context) error {
 		}
 		if api.IsStatus(err, http.StatusUnauthorized) || api.IsStatus(err, http.StatusForbidden) {
 			return fmt.Errorf("node: %w: %v", ErrTokenRejected, err)
+		}
+		if errors.Is(err, errMIGLayoutApplied) { // register the new devices at once
+			backoff = time.Second
+			continue
 		}
 		a.Logger.Warn("node agent: lost the control plane; retrying", "err", err, "in", backoff)
 		select {
@@ -196,6 +201,9 @@ func (a *Agent) heartbeats(ctx context.Context, id int64, interval time.Duration
 		if resp.Reregister {
 			return errors.New("server asked to register again")
 		}
+		if err := a.applyMIGLayout(ctx, resp); err != nil {
+			return err
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -213,7 +221,7 @@ func (a *Agent) beat(ctx context.Context, id int64) (*api.HeartbeatResponse, err
 	if err != nil {
 		return nil, err
 	}
-	req := api.HeartbeatRequest{GPUs: heartbeatGPUs(samples), Leases: a.leases.granted()}
+	req := api.HeartbeatRequest{GPUs: heartbeatGPUs(samples), Leases: a.leases.granted(), MIGLayoutReport: a.mig.take()}
 	resp, err := a.Client.Heartbeat(ctx, id, req)
 	if err != nil {
 		return nil, err

@@ -72,6 +72,7 @@ func (d *Doctor) Run(ctx context.Context) []Check {
 		d.MaxSkew = 2 * time.Second
 	}
 	var out []Check
+	out = append(out, d.declaredLayout(ctx)...)
 	out = append(out, d.gpuChecks(ctx)...)
 	out = append(out, d.runAsChecks()...)
 	out = append(out, d.stateDirCheck())

@@ -113,3 +113,28 @@ func firstProfile(devs []gpu.Device) string {
 	}
 	return ""
 }
+
+// declaredLayout takes the MIG layout an admin declared on the server as
+// the one the host should have, when --mig-layout gives none: the MIG
+// checks then show it against what the GPUs have, GPU by GPU. It says
+// what was declared and what the agent last reported.
+func (d *Doctor) declaredLayout(ctx context.Context) []Check {
+	if d.MIGLayout != nil || d.Client == nil {
+		return nil
+	}
+	self, err := d.Client.NodeSelf(ctx)
+	if err != nil || self.MIGLayout == nil {
+		return nil // the server checks say why
+	}
+	l, err := gpu.ParseLayout(*self.MIGLayout)
+	if err != nil {
+		return []Check{{Status: Fail, Name: "mig layout", Detail: "the layout declared on the server does not parse: " + err.Error(),
+			Fix: "declare it again: gpusched mig-layout " + self.Name + ` "gpu 0-3: 7x1g.10gb"`}}
+	}
+	d.MIGLayout = l
+	detail := "declared on the server: " + layoutText(l)
+	if self.MIGLayoutReport != "" {
+		detail += "; the agent last reported: " + self.MIGLayoutReport
+	}
+	return []Check{{Status: OK, Name: "mig layout", Detail: detail}}
+}

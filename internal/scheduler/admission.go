@@ -91,7 +91,10 @@ func (p *pass) admit(base []Booking, b *Booking) (Refusal, bool) {
 	case len(r.Missing) > 0:
 		r.Code = RefusedNoSuchGPU
 		return r, false
-	case len(pool) < b.GPUCount || b.GPUCount < 1:
+	case b.GPUShare > 0 && !p.slotsCanHold(b, pool):
+		r.Code = RefusedTooFew
+		return r, false
+	case b.GPUShare <= 0 && (len(pool) < b.GPUCount || b.GPUCount < 1):
 		r.Code = RefusedTooFew
 		return r, false
 	}
@@ -118,7 +121,7 @@ func (p *pass) fullyPinned(bs []Booking) map[int64]bool {
 	out := make(map[int64]bool, len(p.bookings))
 	for i := range p.bookings {
 		bk := &p.bookings[i]
-		out[bk.b.ID] = len(bk.pins) >= bk.b.GPUCount
+		out[bk.b.ID] = bk.short() == 0
 	}
 	return out
 }
@@ -163,7 +166,7 @@ func (p *pass) clash(group []Booking, b *Booking, pool []int32) (time.Time, []in
 		for _, gi := range pool {
 			reach[gi] = true
 		}
-		need := b.GPUCount
+		need := p.slotsWanted(b, pool)
 		var rivals []*Booking
 		taken := make([]bool, len(group))
 		for grew := true; grew; {
@@ -178,7 +181,7 @@ func (p *pass) clash(group []Booking, b *Booking, pool []int32) (time.Time, []in
 					continue
 				}
 				taken[i], grew = true, true
-				need += o.GPUCount
+				need += p.slotsWanted(o, op)
 				rivals = append(rivals, o)
 				for _, gi := range op {
 					reach[gi] = true

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"cmp"
 	"slices"
+	"strings"
 )
 
 // booking is a Booking (or hold) with the GPUs the pass pins it to.
@@ -103,7 +104,7 @@ func (p *pass) pinInOrder(order []booking, neutral bool) {
 func (p *pass) unpinned() int {
 	n := 0
 	for i := range p.bookings {
-		n += max(0, p.bookings[i].b.GPUCount-len(p.bookings[i].pins))
+		n += p.bookings[i].short()
 	}
 	return n
 }
@@ -120,6 +121,9 @@ func unnamed(bk *booking) int {
 // leaving out GPUs already pinned by a booking whose window overlaps.
 func (p *pass) bookingCands(bk *booking) []int32 {
 	f := p.filterFor(bk.b.GPUModel, 0, 0)
+	if bk.b.GPUShare > 0 { // slots of shared GPUs only
+		f = p.filterOf(filterKey{strings.ToLower(bk.b.GPUModel), 0, 0, true})
+	}
 	var out []int32
 	consider := func(gi int32) {
 		g := &p.gpus[gi]
@@ -156,6 +160,9 @@ func (p *pass) bookingCands(bk *booking) []int32 {
 func (p *pass) pickPins(bk *booking, neutral bool) []int32 {
 	cs := p.bookingCands(bk)
 	k := bk.b.GPUCount
+	if bk.b.GPUShare > 0 {
+		return p.pickSlots(bk, cs, neutral)
+	}
 	if len(bk.b.GPUIDs) > 0 {
 		return cs
 	}

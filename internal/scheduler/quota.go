@@ -41,6 +41,12 @@ func (p *pass) initQuotas() {
 			continue
 		}
 		n := float64(max(0, bk.b.GPUCount-bk.ownUsed))
+		if bk.b.GPUShare > 0 { // part of one GPU: its fraction, until the booker's jobs use it
+			n = 0
+			if bk.ownUsed == 0 {
+				n = bk.b.GPUShare
+			}
+		}
 		p.charge(p.users, bk.b.UserID, n, bk.end)
 		if bk.b.TeamID != 0 {
 			p.charge(p.teams, bk.b.TeamID, n, bk.end)

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -83,11 +84,16 @@ func (p *pass) decideShare(qj *qjob, o *outcome) {
 		o.code, o.reason, o.noETA = ReasonNoMatchingGPU, msg, true
 		return
 	}
-	if code, msg := p.quotaBlock(j, qj.f, p.quotaNeed(j, qj.f)); code != "" {
+	gs := p.placeShare(j, qj.f, qj.dur)
+	delta := p.quotaNeed(j, qj.f)
+	if gs != nil {
+		delta = p.quotaDelta(j, gs) // its slots' fraction; 0 on slots its owner booked
+	}
+	if code, msg := p.quotaBlock(j, qj.f, delta); code != "" {
 		o.code, o.reason = code, msg
 		return
 	}
-	if gs := p.placeShare(j, qj.f, qj.dur); gs != nil {
+	if gs != nil {
 		p.start(qj, o, gs, false)
 		return
 	}
@@ -99,10 +105,12 @@ func (p *pass) decideShare(qj *qjob, o *outcome) {
 	o.code, o.reason = ReasonNoCapacity, fmt.Sprintf("needs %s; no shared GPU has that much free now", shareWords(j))
 }
 
-// placeShare picks the slots of one shared GPU for j, or nil.
+// placeShare picks the slots of one shared GPU for j, or nil. A shared
+// GPU whose free slots booked by j's owner (an active booking) hold j
+// comes first, and j takes those booked slots (see booking_share.go).
 func (p *pass) placeShare(j *Job, f *filter, dur int64) []int32 {
 	var best []int32
-	bestWaste, bestLeft := int64(0), int64(-1)
+	bestOwn, bestWaste, bestLeft := false, int64(0), int64(-1)
 	for i := range p.sharedGPUs() {
 		sg := &p.shared[i]
 		if !f.ok(p, sg.slots[0]) {
@@ -112,21 +120,30 @@ func (p *pass) placeShare(j *Job, f *filter, dur int64) []int32 {
 		if k > len(sg.slots) {
 			continue
 		}
-		var free []int32
+		var own, other []int32
 		for _, gi := range sg.slots {
-			if !p.gpus[gi].free || (p.pins[gi] != nil && p.blockedBy(gi, j.UserID, dur) >= 0) {
-				continue
+			switch {
+			case !p.gpus[gi].free || (p.pins[gi] != nil && p.blockedBy(gi, j.UserID, dur) >= 0):
+			case p.pins[gi] != nil && p.ownActive(gi, j.UserID):
+				own = append(own, gi)
+			default:
+				other = append(other, gi)
 			}
-			free = append(free, gi)
 		}
+		free := append(own, other...)
 		if len(free) < k {
 			continue
 		}
+		isOwn := len(own) >= k
 		waste := int64(k)*sg.slotMiB - max(int64(j.GPUShare*float64(int64(sg.n)*sg.slotMiB)), j.GPUShareMemoryMiB)
 		left := int64(len(free)-k) * sg.slotMiB
-		if bestLeft < 0 || waste < bestWaste || (waste == bestWaste && left < bestLeft) {
-			best, bestWaste, bestLeft = free[:k], waste, left
+		if bestLeft < 0 || (isOwn && !bestOwn) || (isOwn == bestOwn && (waste < bestWaste || (waste == bestWaste && left < bestLeft))) {
+			best, bestOwn, bestWaste, bestLeft = free[:k], isOwn, waste, left
 		}
+	}
+	if best != nil {
+		best = slices.Clone(best)
+		slices.Sort(best)
 	}
 	return best
 }

@@ -184,6 +184,11 @@ type Booking struct {
 	GPUModel string  // "" any, else as Job.GPUModel
 	NodeID   int64   // 0 any node
 	GPUIDs   []int64 // exact GPUs when the user chose them (then GPUCount == len(GPUIDs))
+	// GPUShare, when above 0, makes it a booking of part of one shared GPU
+	// (GPUCount 1): the slots of one shared GPU of GPUModel (on NodeID, or
+	// among GPUIDs: the slots of a GPU named by the user) that hold this
+	// fraction, as a share job of GPUShare takes (SlotsNeeded).
+	GPUShare float64
 
 	Start, End time.Time
 }

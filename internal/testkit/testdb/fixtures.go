@@ -86,6 +86,38 @@ func MIGNode(t testing.TB, db *models.DB, gpus, perGPU int) (*models.Node, []int
 	return node, ids
 }
 
+// SharedNode registers a node of gpus H100s each shared ways ways (the
+// slots its agent registers with --shared-gpus), and returns it with its
+// slot device ids by index, then UUID.
+func SharedNode(t testing.TB, db *models.DB, gpus, ways int) (*models.Node, []int64) {
+	t.Helper()
+	ctx := context.Background()
+	n := seq.Add(1)
+	node, err := models.EnsureNode(ctx, db.Bun, fmt.Sprintf("shared-node-%d", n))
+	if err != nil {
+		t.Fatalf("fixture shared node: %v", err)
+	}
+	var inv []models.GPUInventory
+	for i := range gpus {
+		parent := fmt.Sprintf("GPU-S%d-%d", n, i)
+		for k := range ways {
+			inv = append(inv, models.GPUInventory{Index: i, UUID: fmt.Sprintf("%s::%d", parent, k), Model: "NVIDIA H100 80GB HBM3",
+				MemoryMiB: 81559 / int64(ways), Kind: models.GPUShare, ParentUUID: &parent, Slices: 1, ParentSlices: ways})
+		}
+	}
+	if err := models.RegisterNode(ctx, db.Bun, node.ID, node.Name+".local", "test", inv, Now); err != nil {
+		t.Fatalf("fixture shared node: register: %v", err)
+	}
+	var ids []int64
+	if err := db.Bun.NewSelect().Model((*models.GPU)(nil)).Column("id").Where("node_id = ?", node.ID).OrderExpr("idx, uuid").Scan(ctx, &ids); err != nil {
+		t.Fatalf("fixture shared node: device ids: %v", err)
+	}
+	if node, err = models.GetNode(ctx, db.Bun, node.ID); err != nil {
+		t.Fatalf("fixture shared node: %v", err)
+	}
+	return node, ids
+}
+
 // Job submits a queued job of owner's asking for gpus GPUs.
 func Job(t testing.TB, db *models.DB, owner *models.User, gpus int) *models.Job {
 	t.Helper()
