@@ -24,12 +24,13 @@ func newSubmitCmd() *cobra.Command {
 	var share float64
 	var gpuMemory string
 	cmd := &cobra.Command{
-		Use:   "submit [flags] -- COMMAND [ARGS…]",
+		Use:   "submit [flags] -- COMMAND [ARGS…] | 'COMMAND LINE'",
 		Short: "Queue a job; prints its id and place in the queue",
 		Example: `  gpusched submit -g 2 --time 3h --estimate 2h --name sweep-7 -- python train.py --lr 3e-4
   gpusched submit -g 8 --gpu-type H100 --priority high -- torchrun --nproc-per-node 8 train.py
   gpusched submit --nodes 2 --gpus-per-node 8 -- sh -c 'torchrun --nnodes $GPUSCHED_NNODES --node-rank $GPUSCHED_NODE_RANK --nproc-per-node 8 --master-addr $MASTER_ADDR --master-port $MASTER_PORT train.py'
   gpusched submit -g 1 --after ok:41 --name evaluate -- python eval.py
+  gpusched submit -g 1 -- 'python prep.py && python train.py'   # one argument: a shell command line
   gpusched submit -g 1 --array 0-99%8 --name sweep -- sh -c 'python train.py --seed $GPUSCHED_ARRAY_TASK_ID'
   gpusched submit -g 2 --gpu-type 1g.10gb -- python eval.py   # two MIG slices
   gpusched submit --gpu-share 0.25 -- python notebook_eval.py  # a quarter of a shared GPU
@@ -42,7 +43,7 @@ func newSubmitCmd() *cobra.Command {
 			if err := nodeShape(cmd, &gpus, nodes, perNode, &req.AllowMultiNode); err != nil {
 				return err
 			}
-			req.Command, req.GPUCount = shellJoin(args), &gpus
+			req.Command, req.GPUCount = commandLine(args), &gpus
 			if nodes > 1 { // the shape: exactly N nodes, gpus/N on each (the server checks it divides)
 				req.Nodes, req.GPUsPerNode = nodes, perNode
 			}
@@ -161,12 +162,24 @@ func newSubmitCmd() *cobra.Command {
 	return cmd
 }
 
-// shellJoin joins argv into one command line, quoting what a shell would split.
 // rayRuntimeEnvVar is ray.RuntimeEnvVar, the job variable that carries a Ray
 // job's runtime_env (a test keeps them equal): the client does not link the
 // server's Ray client.
 const rayRuntimeEnvVar = "RAY_RUNTIME_ENV"
 
+// commandLine is the job's command from submit's arguments: one argument
+// alone is a command line already, as ssh and sbatch --wrap take it
+// (`gpusched submit -- 'python a.py && python b.py'` runs both); more are
+// argv, joined with shellJoin.
+func commandLine(args []string) string {
+	if len(args) == 1 {
+		return args[0]
+	}
+	return shellJoin(args)
+}
+
+// shellJoin joins argv into one command line, quoting what a shell would
+// split.
 func shellJoin(args []string) string {
 	out := make([]string, len(args))
 	for i, a := range args {
