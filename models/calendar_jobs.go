@@ -17,16 +17,23 @@ type RunningJobWindow struct {
 	OwnerEmail         string    `bun:"owner_email"`
 	StartedAt          time.Time `bun:"started_at"`
 	EstimatedDurationS *int64    `bun:"estimated_duration_s"`
-	GPUIDs             []int64   `bun:"gpu_ids,array"`
+	// TimeLimitS is its time limit: it ends by then at the latest.
+	TimeLimitS *int64  `bun:"time_limit_s"`
+	GPUIDs     []int64 `bun:"gpu_ids,array"`
 }
 
-// ExpectedEnd is when the job should end (start plus its estimate); ok is
-// false for a job without an estimate.
+// ExpectedEnd is when the job should end: start plus its estimate, else
+// plus its time limit (it ends by then at the latest), the earlier of the
+// two when it has both; ok is false for a job with neither.
 func (w *RunningJobWindow) ExpectedEnd() (end time.Time, ok bool) {
-	if w.EstimatedDurationS == nil {
+	d := w.EstimatedDurationS
+	if l := w.TimeLimitS; l != nil && (d == nil || *l < *d) {
+		d = l
+	}
+	if d == nil {
 		return time.Time{}, false
 	}
-	return w.StartedAt.Add(time.Duration(*w.EstimatedDurationS) * time.Second), true
+	return w.StartedAt.Add(time.Duration(*d) * time.Second), true
 }
 
 // ListRunningJobWindows returns the jobs holding GPUs now, with their GPUs,
@@ -35,7 +42,7 @@ func ListRunningJobWindows(ctx context.Context, db bun.IDB) ([]RunningJobWindow,
 	out := []RunningJobWindow{}
 	err := db.NewRaw(`
 SELECT j.id AS job_id, j.name, j.owner_id, u.email AS owner_email,
-    coalesce(j.started_at, min(a.created_at)) AS started_at, j.estimated_duration_s,
+    coalesce(j.started_at, min(a.created_at)) AS started_at, j.estimated_duration_s, j.time_limit_s,
     array_agg(a.gpu_id ORDER BY a.gpu_id) AS gpu_ids
 FROM allocations a JOIN jobs j ON j.id = a.job_id JOIN users u ON u.id = j.owner_id
 WHERE a.released_at IS NULL
