@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -11,6 +12,10 @@ import (
 	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
+
+// StatusClientClosed is the status of a request its client abandoned
+// before the answer (nginx's 499): logged as that, never as a 500.
+const StatusClientClosed = 499
 
 // wantsJSON reports whether an error should be answered as JSON: API routes,
 // the scoring and agent aliases, and clients that ask for JSON.
@@ -46,6 +51,12 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		if status == http.StatusNotFound {
 			msg = "no such page or route: " + c.Request().URL.Path
 		}
+	}
+	if status == http.StatusInternalServerError && errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil {
+		// The client gave up (or the server is shutting down) before the
+		// answer: not a fault of ours to alarm on, and nobody reads it.
+		status, code, msg = StatusClientClosed, api.CodeClientClosed, "the request was abandoned before its answer"
+		s.logger.Debug("request abandoned by its client", "err", err, "method", c.Request().Method, "path", logPath(c.Request().URL.Path))
 	}
 	reqID := c.Response().Header().Get(echo.HeaderXRequestID)
 	if status >= 500 {

@@ -89,4 +89,7 @@ const (
 	CodeScoringOff  = "scoring_off" // the scoring service is not configured
 	CodeUnavailable = "unavailable" // the server cannot answer now; try again
 	CodeInternal    = "internal"    // our fault; it was logged
+	// CodeClientClosed (status 499): the client went away before the answer;
+	// nobody reads it, and it is not our fault.
+	CodeClientClosed = "client_closed_request"
 )
