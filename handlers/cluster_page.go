@@ -8,7 +8,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/gpuscheduler/gpuscheduler/internal/calgrid"
 	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
+	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
+	"github.com/gpuscheduler/gpuscheduler/internal/words"
 	"github.com/gpuscheduler/gpuscheduler/models"
 	"github.com/gpuscheduler/gpuscheduler/views"
 )
@@ -75,7 +78,7 @@ func (h *Handlers) clusterModel(c echo.Context) (views.Cluster, error) {
 func myJobs(jobs []models.Job, now time.Time, loc *time.Location) []views.MyJob {
 	out := make([]views.MyJob, 0, len(jobs))
 	for _, j := range jobs {
-		m := views.MyJob{ID: j.ID, Name: j.Name, State: j.State, GPUs: j.GPUCount, Since: j.SubmittedAt,
+		m := views.MyJob{ID: j.ID, Name: j.Name, State: j.State, GPUs: j.GPUCount, Size: jobSize(&j), Since: j.SubmittedAt,
 			Reason: localtime.InstantsNear(j.PendingReason, now, loc)}
 		if j.StartedAt != nil {
 			m.Since = *j.StartedAt
@@ -105,4 +108,18 @@ func (h *Handlers) withRay(c echo.Context, v views.Cluster) (views.Cluster, erro
 		v.Ray.DownSince = *rc.DownSince
 	}
 	return v, nil
+}
+
+// jobSize is what a job asks for, in words: a share of a shared GPU, MIG
+// slices by profile, or whole GPUs.
+func jobSize(j *models.Job) string {
+	switch {
+	case j.GPUShare > 0:
+		return calgrid.ShareText(j.GPUShare) + " of a shared GPU"
+	case j.ShareMemoryMiB > 0:
+		return fmt.Sprintf("%d GiB of a shared GPU", (j.ShareMemoryMiB+1023)/1024)
+	case scheduler.IsMIGProfile(j.GPUModel):
+		return words.Count(j.GPUCount, j.GPUModel+" slice")
+	}
+	return words.Count(j.GPUCount, "GPU")
 }

@@ -174,9 +174,9 @@ func myJobsPanel(c Cluster) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var10 string
-				templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(words.Count(j.GPUs, "GPU"))
+				templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(myJobSize(j))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `myjobs.templ`, Line: 46, Col: 54}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `myjobs.templ`, Line: 46, Col: 40}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 				if templ_7745c5c3_Err != nil {
@@ -189,7 +189,7 @@ func myJobsPanel(c Cluster) templ.Component {
 				var templ_7745c5c3_Var11 string
 				templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(myJobWhen(ctx, j, snapshotTime(c)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `myjobs.templ`, Line: 46, Col: 96}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `myjobs.templ`, Line: 46, Col: 82}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 				if templ_7745c5c3_Err != nil {
@@ -245,6 +245,14 @@ func jobStateClass(state string) string {
 		return "state-held"
 	}
 	return "state-unknown"
+}
+
+// myJobSize is what the job holds, in words: its Size, else its GPUs.
+func myJobSize(j MyJob) string {
+	if j.Size != "" {
+		return j.Size
+	}
+	return words.Count(j.GPUs, "GPU")
 }
 
 var _ = templruntime.GeneratedTemplate

@@ -96,6 +96,7 @@ type MyJob struct {
 	Name     string
 	State    string // queued, scheduled, allocating, running, preempted
 	GPUs     int
+	Size     string    // what it holds in words: "2 GPUs", "1 1g.10gb slice", "0.25 of a shared GPU"
 	Since    time.Time // submitted (pending) or started (running)
 	Position int       // place in the queue; 0 when not queued
 	Reason   string    // why it waits
