@@ -23,10 +23,13 @@ func TestCtrlCOfDevServerStopsJobs(t *testing.T) {
 		t.Skipf("no PostgreSQL binaries: %v", err)
 	}
 	data := openDir(t, "opstest-dev-")
-	port := freePort(t)
+	port, sessPort := freePort(t), freePort(t)
 	url := "http://127.0.0.1:" + strconv.Itoa(port)
+	// The session origin on a port of its own: dev's default, the port
+	// after --listen, may be another test's.
 	dev := &Server{Proc: start(t, "dev", []string{"GPUSCHED_DATA_DIR=" + data, "DATABASE_URL=", "GPUSCHED_DATABASE_URL=",
-		"GPUSCHED_LOG_FORMAT=", "GPUSCHED_SESSION_KEY="},
+		"GPUSCHED_LOG_FORMAT=", "GPUSCHED_SESSION_KEY=", "GPUSCHED_SESSION_ORIGIN=http://127.0.0.1:" + strconv.Itoa(sessPort),
+		"GPUSCHED_SESSION_LISTEN=127.0.0.1:" + strconv.Itoa(sessPort)},
 		"serve", "--dev", "--listen", "127.0.0.1:"+strconv.Itoa(port), "--sim-nodes", "1x2:H100-80GB"), URL: url}
 	if dev.WaitReady(60*time.Second) < 0 {
 		t.Fatal("dev server not ready")
