@@ -79,9 +79,18 @@ func TestHistoryAndAccountingInBrowser(t *testing.T) {
 	err = chromedp.Do(tab,
 		chromedp.SetValue(`#history-state`, "failed"),
 		chromedp.Click(`[data-testid=history-show]`),
-		chromedp.WaitVisible(`[data-testid=history-jobs] [data-state=failed]`),
 	)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// The unfiltered page has a failed row too: wait for the filtered one.
+	if !eventually(30*time.Second, func() bool {
+		done, err := chromedp.Run(tab, chromedp.Evaluate[bool](`location.search.includes('state=failed') && document.readyState === 'complete'`))
+		return err == nil && done
+	}) {
+		t.Fatal("the filter form never loaded the failed jobs' page")
+	}
+	if err := chromedp.Do(tab, chromedp.WaitVisible(`[data-testid=history-jobs] [data-state=failed]`)); err != nil {
 		t.Fatal(err)
 	}
 	if n, m := count(`[data-testid=history-job]`), count(`[data-testid=history-job][data-state=failed]`); n != 1 || m != 1 {
