@@ -19,7 +19,7 @@ func TestJobSize(t *testing.T) {
 		"one slice":     {models.Job{GPUCount: 1, GPUModel: "1g.10gb"}, "1 1g.10gb slice"},
 		"two slices":    {models.Job{GPUCount: 2, GPUModel: "3g.40gb"}, "2 3g.40gb slices"},
 		"a share":       {models.Job{GPUCount: 1, GPUShare: 0.25}, "0.25 of a shared GPU"},
-		"a memory size": {models.Job{GPUCount: 1, ShareMemoryMiB: 20 * 1024}, "20 GiB of a shared GPU"},
+		"a memory size": {models.Job{GPUCount: 1, ShareMemoryMiB: 20 * 1024}, "20G of a shared GPU"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/gpuscheduler/gpuscheduler/internal/calgrid"
+	"github.com/gpuscheduler/gpuscheduler/internal/api"
 	"github.com/gpuscheduler/gpuscheduler/internal/localtime"
 	"github.com/gpuscheduler/gpuscheduler/internal/scheduler"
 	"github.com/gpuscheduler/gpuscheduler/internal/words"
@@ -110,15 +110,13 @@ func (h *Handlers) withRay(c echo.Context, v views.Cluster) (views.Cluster, erro
 	return v, nil
 }
 
-// jobSize is what a job asks for, in words: a share of a shared GPU, MIG
-// slices by profile, or whole GPUs.
+// jobSize is what a job asks for, in words: a share of a shared GPU
+// (api.ShareWords), MIG slices by profile, or whole GPUs.
 func jobSize(j *models.Job) string {
-	switch {
-	case j.GPUShare > 0:
-		return calgrid.ShareText(j.GPUShare) + " of a shared GPU"
-	case j.ShareMemoryMiB > 0:
-		return fmt.Sprintf("%d GiB of a shared GPU", (j.ShareMemoryMiB+1023)/1024)
-	case scheduler.IsMIGProfile(j.GPUModel):
+	if s := api.ShareWords(j.GPUShare, j.ShareMemoryMiB); s != "" {
+		return s
+	}
+	if scheduler.IsMIGProfile(j.GPUModel) {
 		return words.Count(j.GPUCount, j.GPUModel+" slice")
 	}
 	return words.Count(j.GPUCount, "GPU")

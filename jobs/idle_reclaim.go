@@ -92,8 +92,11 @@ func applyIdle(ctx context.Context, d *Deps, tx *models.Tx, p scheduler.IdlePoli
 		if !dec.ReclaimAt.IsZero() {
 			at := dec.ReclaimAt.UTC()
 			payload.Idle.ReclaimAt = &at
-			payload.Reason = fmt.Sprintf("the %s will be given back at %s unless %s busy", words.Plural(j.GPUCount, "GPU"), at.Format(time.RFC3339),
-				map[bool]string{true: "it gets", false: "they get"}[j.GPUCount == 1])
+			busy := "they get"
+			if j.GPUCount == 1 {
+				busy = "it gets"
+			}
+			payload.Reason = fmt.Sprintf("the %s will be given back at %s unless %s busy", words.Plural(j.GPUCount, "GPU"), at.Format(time.RFC3339), busy)
 		}
 		event := models.EventGPUIdle
 		if models.SessionKindOf(j.JobType) != "" {

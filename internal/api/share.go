@@ -37,3 +37,21 @@ func FormatMemoryMiB(mib int64) string {
 	}
 	return fmt.Sprintf("%dM", mib)
 }
+
+// ShareWords says what a share asks of a shared GPU: "0.25 of a shared
+// GPU", "20G of a shared GPU", "0.25 and 30G of a shared GPU"; "" for no
+// share (whole GPUs).
+func ShareWords(share float64, memMiB int64) string {
+	var s string
+	switch {
+	case share > 0 && memMiB > 0:
+		s = strconv.FormatFloat(share, 'g', 4, 64) + " and " + FormatMemoryMiB(memMiB)
+	case share > 0:
+		s = strconv.FormatFloat(share, 'g', 4, 64)
+	case memMiB > 0:
+		s = FormatMemoryMiB(memMiB)
+	default:
+		return ""
+	}
+	return s + " of a shared GPU"
+}

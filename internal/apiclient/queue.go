@@ -20,22 +20,18 @@ func (c *Client) Submit(ctx context.Context, req api.SubmitRequest, idempotencyK
 
 // Queue lists pending and running jobs; mine limits it to the caller's.
 func (c *Client) Queue(ctx context.Context, mine bool) (*api.Queue, error) {
-	q := url.Values{}
-	if mine {
-		q.Set("mine", "true")
-	}
-	var out api.Queue
-	if err := c.Do(ctx, "GET", "/api/v1/queue?"+q.Encode(), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return c.queue(ctx, mine, url.Values{})
 }
 
 // QueueTasks is Queue with an array's running tasks listed one by one and
 // only its queued tasks as one entry (GET /api/v1/queue?arrays=tasks), as
 // Slurm's squeue lists them.
 func (c *Client) QueueTasks(ctx context.Context, mine bool) (*api.Queue, error) {
-	q := url.Values{"arrays": {"tasks"}}
+	return c.queue(ctx, mine, url.Values{"arrays": {"tasks"}})
+}
+
+// queue reads GET /api/v1/queue with q (and mine).
+func (c *Client) queue(ctx context.Context, mine bool, q url.Values) (*api.Queue, error) {
 	if mine {
 		q.Set("mine", "true")
 	}

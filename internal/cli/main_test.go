@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"io"
 	"testing"
 	"time"
 
@@ -19,13 +18,8 @@ var testBuild = Build{Version: "v9.9.9-test", Commit: "abc123", Date: "2026-01-0
 // for them, and returns what they printed on stdout.
 func gpusched(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	cmd := NewRootFor(testBuild, args)
-	var out bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(io.Discard)
-	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(context.Background())
-	return out.String(), err
+	out, _, err := gpuschedStderr(t, args...)
+	return out, err
 }
 
 // gpuschedStderr is gpusched with what the command wrote to standard

@@ -117,10 +117,8 @@ func (o *sbatchOpts) lifecycle(req *api.SubmitRequest) ([]string, error) {
 		warnings = append(warnings, fmt.Sprintf("--signal=%s: at its time limit the job gets SIGTERM (not %s), then SIGKILL %d s later", o.signal, name, grace))
 	}
 	for _, name := range o.ignored {
-		for _, na := range append(notApplicable[:len(notApplicable):len(notApplicable)], notApplicableSwitches...) {
-			if na.long == name {
-				warnings = append(warnings, fmt.Sprintf("--%s: ignored; %s", name, na.why))
-			}
+		if why, ok := notApplicableWhy(name); ok {
+			warnings = append(warnings, fmt.Sprintf("--%s: ignored; %s", name, why))
 		}
 	}
 	return warnings, nil

@@ -27,9 +27,13 @@ type sbatchOpts struct {
 	warned map[string]bool
 }
 
+// notApplicableOption is one of Slurm's directives that means nothing
+// here: its names and why.
+type notApplicableOption struct{ long, short, why string }
+
 // notApplicable lists Slurm's directives that mean nothing here: they are
 // accepted with one warning each.
-var notApplicable = []struct{ long, short, why string }{
+var notApplicable = []notApplicableOption{
 	{"partition", "p", "there are no partitions: every node serves the one queue"},
 	{"account", "A", "usage is counted per user"},
 	{"qos", "q", "priority comes from the queue's policy (gpusched submit --priority)"},
@@ -80,7 +84,7 @@ var notApplicable = []struct{ long, short, why string }{
 
 // notApplicableSwitches are Slurm's directives without a value that mean
 // nothing here: accepted with one warning each.
-var notApplicableSwitches = []struct{ long, short, why string }{
+var notApplicableSwitches = []notApplicableOption{
 	{"no-kill", "k", "a multi-node job's parts end together"},
 	{"oversubscribe", "s", "GPUs are never shared unless asked (--gpu-share)"},
 	{"overcommit", "O", "CPUs are not reserved here"},
@@ -91,6 +95,18 @@ var notApplicableSwitches = []struct{ long, short, why string }{
 	{"use-min-nodes", "", "the node count is --nodes"},
 	{"exact", "", "CPUs are not reserved here"},
 	{"ignore-pbs", "", "#PBS lines are never read"},
+}
+
+// notApplicableWhy is why directive name (long) means nothing here.
+func notApplicableWhy(name string) (string, bool) {
+	for _, list := range [][]notApplicableOption{notApplicable, notApplicableSwitches} {
+		for _, na := range list {
+			if na.long == name {
+				return na.why, true
+			}
+		}
+	}
+	return "", false
 }
 
 // sbatchFlagSet defines sbatch's options on o.

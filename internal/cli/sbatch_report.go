@@ -23,10 +23,7 @@ type sbatchReport struct {
 
 // submitted prints that job (or array) was queued.
 func (r sbatchReport) submitted(out, errOut io.Writer, job *api.Job, asJSON bool) error {
-	id := job.ID
-	if job.Array != nil {
-		id = job.Array.ID
-	}
+	id := batchID(job)
 	switch {
 	case asJSON:
 		return printSubmitted(out, job, true)
@@ -42,17 +39,19 @@ func (r sbatchReport) submitted(out, errOut io.Writer, job *api.Job, asJSON bool
 	return printSubmitted(errOut, job, false)
 }
 
-// terminalStates are the states a job ends in.
-var terminalStates = map[string]bool{api.JobCompleted: true, api.JobFailed: true, api.JobCanceled: true, api.JobTimeout: true}
+// batchID is the id sbatch answers with: the array's for an array.
+func batchID(job *api.Job) int64 {
+	if job.Array != nil {
+		return job.Array.ID
+	}
+	return job.ID
+}
 
 // waitBatch waits until job (every task of an array) has ended, and
 // returns its outcome as sbatch --wait does: nil when it completed, else
 // an ExitCode (the job's exit code when it failed with one, else 1).
 func waitBatch(cmd *cobra.Command, c *apiclient.Client, job *api.Job, quiet bool) error {
-	id := strconv.FormatInt(job.ID, 10)
-	if job.Array != nil {
-		id = strconv.FormatInt(job.Array.ID, 10)
-	}
+	id := strconv.FormatInt(batchID(job), 10)
 	every := 500 * time.Millisecond
 	for {
 		d, err := getJob(cmd.Context(), c, id)
@@ -83,7 +82,7 @@ func batchEnded(j *api.Job) (bool, int) {
 	if a := j.Array; a != nil {
 		ended, completed := 0, a.States[api.JobCompleted]
 		for st, n := range a.States {
-			if terminalStates[st] {
+			if api.IsTerminal(st) {
 				ended += n
 			}
 		}
@@ -95,7 +94,7 @@ func batchEnded(j *api.Job) (bool, int) {
 		}
 		return true, 1
 	}
-	if !terminalStates[j.State] {
+	if !api.IsTerminal(j.State) {
 		return false, 0
 	}
 	switch {

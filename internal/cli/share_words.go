@@ -19,23 +19,9 @@ func askWords(j api.Job) string {
 	return words.Count(j.RequestedGPUs, "GPU")
 }
 
-// shareWords says what a share job asked of a shared GPU: "0.25 of a
-// shared GPU", "20G of a shared GPU", "0.25 and 30G of a shared GPU"; ""
-// for a job of whole GPUs.
-func shareWords(j api.Job) string {
-	var s string
-	switch {
-	case j.GPUShare > 0 && j.GPUMemoryMiB > 0:
-		s = strconv.FormatFloat(j.GPUShare, 'g', 4, 64) + " and " + api.FormatMemoryMiB(j.GPUMemoryMiB)
-	case j.GPUShare > 0:
-		s = strconv.FormatFloat(j.GPUShare, 'g', 4, 64)
-	case j.GPUMemoryMiB > 0:
-		s = api.FormatMemoryMiB(j.GPUMemoryMiB)
-	default:
-		return ""
-	}
-	return s + " of a shared GPU"
-}
+// shareWords says what a share job asked of a shared GPU (api.ShareWords);
+// "" for a job of whole GPUs.
+func shareWords(j api.Job) string { return api.ShareWords(j.GPUShare, j.GPUMemoryMiB) }
 
 // gpusColumn is the queue's GPUS column: the count, or a share ("0.25",
 // "20G").
